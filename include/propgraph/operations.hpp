@@ -1,0 +1,107 @@
+// The synchronous graph interface every backend implements.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "propgraph/errors.hpp"
+#include "propgraph/model.hpp"
+#include "propgraph/options.hpp"
+
+namespace propgraph {
+
+/// Synchronous property-graph operations over one bound graph.
+///
+/// Shared contract (the conformance suite checks every backend against it):
+/// - Lookups that find nothing (unknown or malformed id, label mismatch) return
+///   nullopt / empty / false / 0 and never throw. Writes validate: a blank or malformed label
+///   throws InvalidArgument, a missing edge endpoint throws NotFound.
+/// - Every result list has a deterministic order; where a method does not say otherwise it is
+///   ascending id (see ElementId's ordering).
+/// - Writes are atomic: a write that throws leaves the graph unchanged.
+/// - Implementations are safe to call from many threads and fibers at once unless their own
+///   documentation says otherwise.
+class GraphOperations {
+ public:
+  virtual ~GraphOperations() = default;
+
+  // -- session: a backend keeps a catalog of named graphs and operates on one of them --------
+  /// Creates an empty graph named `name` (a valid label); false when it already exists.
+  virtual bool create_graph(std::string_view name) = 0;
+  /// Drops the graph and everything in it; false when there was none. Dropping the bound graph
+  /// empties it.
+  virtual bool drop_graph(std::string_view name) = 0;
+  [[nodiscard]] virtual bool graph_exists(std::string_view name) = 0;
+  /// Labels of the live vertices / edges of the bound graph, sorted ascending (bytewise).
+  [[nodiscard]] virtual std::vector<std::string> vertex_labels() = 0;
+  [[nodiscard]] virtual std::vector<std::string> edge_labels() = 0;
+
+  // -- vertices ----------------------------------------------------------------------------
+  /// Creates a vertex; null property values are dropped. Throws InvalidArgument on a bad label.
+  virtual Vertex create_vertex(std::string_view label, const Properties& properties = {}) = 0;
+  [[nodiscard]] virtual std::optional<Vertex> find_vertex_by_id(std::string_view label,
+                                                                const ElementId& id) = 0;
+  /// Vertices with this label whose properties match `filter` (typed equality; see
+  /// Properties::matches), ascending id.
+  [[nodiscard]] virtual std::vector<Vertex> find_vertices_by_label(std::string_view label,
+                                                                   const Properties& filter = {}) = 0;
+  /// Merges `properties` into the vertex (null removes a key); nullopt when not found.
+  virtual std::optional<Vertex> update_vertex(std::string_view label, const ElementId& id,
+                                              const Properties& properties) = 0;
+  /// Deletes the vertex and every edge incident to it; false when not found.
+  virtual bool delete_vertex(std::string_view label, const ElementId& id) = 0;
+  [[nodiscard]] virtual std::int64_t count_vertices(std::string_view label) = 0;
+
+  // -- edges -------------------------------------------------------------------------------
+  /// Creates `from -[label]-> to`; throws NotFound when an endpoint does not exist.
+  virtual Edge create_edge(const ElementId& from, const ElementId& to, std::string_view label,
+                           const Properties& properties = {}) = 0;
+  [[nodiscard]] virtual std::optional<Edge> find_edge_by_id(std::string_view label,
+                                                            const ElementId& id) = 0;
+  [[nodiscard]] virtual std::vector<Edge> find_edges_by_label(std::string_view label,
+                                                              const Properties& filter = {}) = 0;
+  virtual std::optional<Edge> update_edge(std::string_view label, const ElementId& id,
+                                          const Properties& properties) = 0;
+  virtual bool delete_edge(std::string_view label, const ElementId& id) = 0;
+  [[nodiscard]] virtual std::int64_t count_edges(std::string_view label) = 0;
+
+  // -- traversal ---------------------------------------------------------------------------
+  /// Distinct vertices 1..max_depth hops from start, never start itself; ascending id.
+  [[nodiscard]] virtual std::vector<Vertex> neighbors(const ElementId& start,
+                                                      const NeighborOptions& options = {}) = 0;
+  /// Fewest-edges (or, with weight_property, cheapest) path; nullopt when none. from == to
+  /// gives a zero-length path. Ties go to the path found first expanding edges in id order.
+  [[nodiscard]] virtual std::optional<Path> shortest_path(const ElementId& from, const ElementId& to,
+                                                          const PathOptions& options = {}) = 0;
+  /// Simple paths of at most max_depth edges, at most max_paths of them, shortest first (equal
+  /// lengths in edge-id expansion order). Parallel edges give distinct paths.
+  [[nodiscard]] virtual std::vector<Path> all_paths(const ElementId& from, const ElementId& to,
+                                                    const PathOptions& options = {}) = 0;
+
+  // -- algorithms --------------------------------------------------------------------------
+  /// Highest score first, ties by id; scores sum to 1 before top_k truncation.
+  [[nodiscard]] virtual std::vector<PageRankScore> page_rank(const PageRankOptions& options = {}) = 0;
+  /// nullopt when the vertex does not exist.
+  [[nodiscard]] virtual std::optional<Degree> degree_centrality(const ElementId& id,
+                                                                const DegreeOptions& options = {}) = 0;
+  /// Components ordered by their smallest vertex id; vertices ascending id.
+  [[nodiscard]] virtual std::vector<Component> connected_components(
+      const ComponentOptions& options = {}) = 0;
+  /// Breadth-first from start: level order, start first at depth 0; neighbours of one vertex
+  /// in edge-id order. Empty when start does not exist.
+  [[nodiscard]] virtual std::vector<Visit> bfs(const ElementId& start,
+                                               const TraversalOptions& options = {}) = 0;
+  /// Depth-first pre-order from start, neighbours in edge-id order.
+  [[nodiscard]] virtual std::vector<Visit> dfs(const ElementId& start,
+                                               const TraversalOptions& options = {}) = 0;
+  /// Each simple directed cycle once (rotations merged; a self-loop is a cycle of length 1),
+  /// written from its smallest vertex id. Cycles come in order of that vertex's id, then in
+  /// edge-id expansion order; enumeration stops after max_cycles. Parallel edges along the
+  /// same vertex sequence count as one cycle (through the lowest edge ids).
+  [[nodiscard]] virtual std::vector<Cycle> detect_cycles(const CycleOptions& options = {}) = 0;
+};
+
+}  // namespace propgraph

@@ -1,0 +1,74 @@
+// Option structs, one per operation family. Every field has a default, so callers name only what
+// they change: `g.neighbors(id, {.edge_label = "KNOWS", .max_depth = 2})`.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "propgraph/model.hpp"
+
+namespace propgraph {
+
+/// Vertices 1..max_depth hops from the start (max_depth >= 1).
+struct NeighborOptions {
+  std::optional<std::string> edge_label;  ///< follow only edges with this label
+  Direction direction = Direction::out;
+  int max_depth = 1;
+};
+
+/// shortest_path and all_paths. Without weight_property "shortest" means fewest edges and paths
+/// are at most max_depth edges long; with it, shortest_path is Dijkstra over that numeric edge
+/// property (missing: weight 1; negative or non-numeric: InvalidArgument) and max_depth does
+/// not bound it. all_paths always counts edges and ignores weight_property.
+struct PathOptions {
+  std::optional<std::string> edge_label;
+  Direction direction = Direction::both;
+  int max_depth = 10;
+  std::optional<std::string> weight_property;
+  std::size_t max_paths = 1000;
+};
+
+/// bfs and dfs: stop expanding past max_depth, stop after max_vertices visits.
+struct TraversalOptions {
+  std::optional<std::string> edge_label;
+  Direction direction = Direction::out;
+  int max_depth = 5;
+  std::size_t max_vertices = 10000;
+};
+
+/// detect_cycles: simple directed cycles of 1..max_depth edges, at most max_cycles of them.
+struct CycleOptions {
+  std::optional<std::string> vertex_label;  ///< only cycles through vertices with this label
+  std::optional<std::string> edge_label;
+  int max_depth = 10;
+  std::size_t max_cycles = 100;
+};
+
+/// page_rank over the (optionally label-restricted) directed graph.
+struct PageRankOptions {
+  std::optional<std::string> vertex_label;
+  std::optional<std::string> edge_label;
+  int iterations = 20;       ///< upper bound on power iterations (>= 1)
+  double damping = 0.85;     ///< in [0, 1]
+  double tolerance = 1e-4;   ///< stop early when the L1 change of an iteration is below this
+  std::size_t top_k = std::numeric_limits<std::size_t>::max();  ///< applied after sorting
+};
+
+/// degree_centrality: direction selects which of in/out are counted (the other stays 0).
+struct DegreeOptions {
+  std::optional<std::string> edge_label;
+  Direction direction = Direction::both;
+};
+
+/// connected_components: weak (edges as undirected) by default, strong when weakly = false.
+struct ComponentOptions {
+  std::optional<std::string> vertex_label;
+  std::optional<std::string> edge_label;
+  bool weakly = true;
+  std::size_t min_size = 1;  ///< drop components with fewer vertices
+};
+
+}  // namespace propgraph

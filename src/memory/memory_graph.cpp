@@ -1,0 +1,921 @@
+#include "propgraph/memory/memory_graph.hpp"
+
+#include <boost/graph/dijkstra_shortest_paths.hpp>
+#include <boost/graph/strong_components.hpp>
+#include <boost/pending/disjoint_sets.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+
+#include <fmt/format.h>
+
+#include "memory/boost_view.hpp"
+#include "memory/store.hpp"
+
+namespace propgraph {
+
+using detail::AdjEntry;
+using detail::EdgeFilter;
+using detail::kAnyLabel;
+using detail::kUnknownLabel;
+using detail::LabelId;
+using detail::Slot;
+
+namespace {
+
+constexpr Slot kNoSlot = std::numeric_limits<Slot>::max();
+
+std::atomic<std::uint64_t> next_graph_tag{1};
+
+/// Per-thread visit marks with O(1) reset (epoch stamping), plus per-vertex scratch that is
+/// meaningful only for marked vertices. MemoryGraph calls never suspend, so a fiber cannot
+/// interleave two users of one thread's scratch.
+struct Marks {
+  std::vector<std::uint32_t> stamp;
+  std::vector<Slot> parent;       // parent vertex
+  std::vector<Slot> parent_edge;  // edge used to reach the vertex
+  std::vector<int> depth;
+  std::vector<Slot> queue;  // traversal order, reused across calls
+  std::uint32_t epoch = 0;
+
+  void reset(std::size_t n) {
+    if (stamp.size() < n) {
+      stamp.resize(n, 0);
+      parent.resize(n);
+      parent_edge.resize(n);
+      depth.resize(n);
+    }
+    if (++epoch == 0) {
+      std::fill(stamp.begin(), stamp.end(), 0);
+      epoch = 1;
+    }
+  }
+  bool mark(Slot v) {
+    if (stamp[v] == epoch) return false;
+    stamp[v] = epoch;
+    return true;
+  }
+  void unmark(Slot v) { stamp[v] = 0; }
+  [[nodiscard]] bool marked(Slot v) const { return stamp[v] == epoch; }
+};
+
+Marks& scratch() {
+  thread_local Marks marks;
+  return marks;
+}
+Marks& scratch2() {
+  thread_local Marks marks;
+  return marks;
+}
+
+void check_depth(int depth, std::string_view field) {
+  if (depth < 0) throw InvalidArgument(fmt::format("{} must be >= 0, got {}", field, depth));
+}
+
+Properties without_nulls(const Properties& props) {
+  bool any_null = std::any_of(props.begin(), props.end(), [](const auto& e) { return e.second.is_null(); });
+  if (!any_null) return props;  // shares the caller's map: O(1)
+  Properties result;
+  for (const auto& [key, value] : props) {
+    if (!value.is_null()) result.set(key, value);
+  }
+  return result;
+}
+
+}  // namespace
+
+struct MemoryGraph::Impl {
+  std::string graph_name;
+  std::set<std::string, std::less<>> catalog;
+  std::string prefix;  // "g<tag>:"
+  mutable std::shared_mutex mutex;
+  detail::Store store;
+
+  explicit Impl(std::string name) : graph_name(std::move(name)) {
+    validate_label(graph_name, "graph name");
+    catalog.insert(graph_name);
+    renew_prefix();
+  }
+
+  void renew_prefix() { prefix = fmt::format("g{}:", next_graph_tag.fetch_add(1)); }
+
+  // -- ids ---------------------------------------------------------------------------------
+
+  [[nodiscard]] ElementId make_id(char kind, Slot slot) const {
+    // One string construction from a stack buffer; ids fit the short-string buffer, so this
+    // does not allocate.
+    char buf[48];
+    const std::size_t n = prefix.size();
+    std::memcpy(buf, prefix.data(), n);
+    buf[n] = kind;
+    char* end = std::to_chars(buf + n + 1, buf + sizeof buf, slot).ptr;
+    return ElementId(buf, static_cast<std::size_t>(end - buf));
+  }
+
+  /// The slot an id of this graph names, or kNoSlot. Accepts only the canonical form.
+  [[nodiscard]] Slot parse_id(const ElementId& id, char kind, std::size_t limit) const {
+    std::string_view s = id.str();
+    if (s.size() < prefix.size() + 2 || s.compare(0, prefix.size(), prefix) != 0) return kNoSlot;
+    if (s[prefix.size()] != kind) return kNoSlot;
+    std::string_view digits = s.substr(prefix.size() + 1);
+    if (digits.size() > 1 && digits[0] == '0') return kNoSlot;
+    Slot slot = 0;
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), slot);
+    if (ec != std::errc() || ptr != digits.data() + digits.size() || slot >= limit) return kNoSlot;
+    return slot;
+  }
+
+  [[nodiscard]] Slot vertex_slot(const ElementId& id) const {
+    Slot v = parse_id(id, 'v', store.vertices.size());
+    return v != kNoSlot && store.vertices[v].alive ? v : kNoSlot;
+  }
+  [[nodiscard]] Slot edge_slot(const ElementId& id) const {
+    Slot e = parse_id(id, 'e', store.edges.size());
+    return e != kNoSlot && store.edges[e].alive ? e : kNoSlot;
+  }
+  /// Live vertex with that label, else kNoSlot.
+  [[nodiscard]] Slot vertex_slot(std::string_view label, const ElementId& id) const {
+    Slot v = vertex_slot(id);
+    return v != kNoSlot && store.labels.name(store.vertices[v].label) == label ? v : kNoSlot;
+  }
+  [[nodiscard]] Slot edge_slot(std::string_view label, const ElementId& id) const {
+    Slot e = edge_slot(id);
+    return e != kNoSlot && store.labels.name(store.edges[e].label) == label ? e : kNoSlot;
+  }
+
+  // -- result building ---------------------------------------------------------------------
+
+  [[nodiscard]] Vertex make_vertex(Slot v) const {
+    const auto& rec = store.vertices[v];
+    return Vertex{make_id('v', v), store.labels.name(rec.label), rec.properties};
+  }
+  /// Appends a Visit built in place: results are mostly short strings, so avoiding moves of
+  /// whole records is most of the cost of building them.
+  void emplace_visit(std::vector<Visit>& out, Slot v, int depth, Slot parent) const {
+    Visit& visit = out.emplace_back();
+    const auto& rec = store.vertices[v];
+    visit.vertex.id = make_id('v', v);
+    visit.vertex.label = store.labels.name(rec.label);
+    visit.vertex.properties = rec.properties;
+    visit.depth = depth;
+    if (parent != kNoSlot) visit.parent.emplace(make_id('v', parent));
+  }
+  /// Appends the vertex constructed in place (saves a move per result element).
+  void emplace_vertex(std::vector<Vertex>& out, Slot v) const {
+    const auto& rec = store.vertices[v];
+    out.emplace_back(make_id('v', v), store.labels.name(rec.label), rec.properties);
+  }
+  [[nodiscard]] Edge make_edge(Slot e) const {
+    const auto& rec = store.edges[e];
+    return Edge{make_id('e', e), store.labels.name(rec.label), make_id('v', rec.from),
+                make_id('v', rec.to), rec.properties};
+  }
+  [[nodiscard]] std::vector<Vertex> make_vertices(const std::vector<Slot>& slots) const {
+    std::vector<Vertex> result;
+    result.reserve(slots.size());
+    for (Slot v : slots) emplace_vertex(result, v);
+    return result;
+  }
+
+  // -- label membership --------------------------------------------------------------------
+
+  static detail::LabelMembers& members(std::vector<detail::LabelMembers>& table, LabelId label) {
+    if (table.size() <= label) table.resize(label + 1);
+    return table[label];
+  }
+
+  template <typename Records>
+  static void forget_member(std::vector<detail::LabelMembers>& table, LabelId label,
+                            const Records& records) {
+    auto& m = table[label];
+    --m.live;
+    // Compact once dead slots outnumber live ones: amortised O(1) per delete.
+    if (++m.dead > m.live && m.dead > 16) {
+      std::erase_if(m.slots, [&](Slot s) { return !records[s].alive; });
+      m.dead = 0;
+    }
+  }
+
+  template <typename Records, typename Fn>
+  void for_each_member(const std::vector<detail::LabelMembers>& table, std::string_view label,
+                       const Records& records, Fn&& fn) const {
+    LabelId id = store.labels.find(label);
+    if (id == kUnknownLabel || id >= table.size()) return;
+    for (Slot s : table[id].slots) {
+      if (records[s].alive) fn(s);
+    }
+  }
+
+  // -- writes (caller holds the unique lock) -------------------------------------------------
+
+  void unlink(std::vector<AdjEntry>& list, Slot edge) {
+    auto it = std::lower_bound(list.begin(), list.end(), edge,
+                               [](const AdjEntry& a, Slot e) { return a.edge < e; });
+    if (it != list.end() && it->edge == edge) list.erase(it);
+  }
+
+  void remove_edge(Slot e) {
+    auto& rec = store.edges[e];
+    unlink(store.vertices[rec.from].out, e);
+    unlink(store.vertices[rec.to].in, e);
+    rec.alive = false;
+    rec.properties = {};
+    --store.live_edges;
+    forget_member(store.edges_by_label, rec.label, store.edges);
+  }
+
+  void remove_vertex(Slot v) {
+    auto& rec = store.vertices[v];
+    // Collect first: remove_edge edits these lists.
+    std::vector<Slot> incident;
+    incident.reserve(rec.out.size() + rec.in.size());
+    for (const auto& a : rec.out) incident.push_back(a.edge);
+    for (const auto& a : rec.in) {
+      if (a.other != v) incident.push_back(a.edge);  // a self-loop is already listed
+    }
+    for (Slot e : incident) remove_edge(e);
+    rec.alive = false;
+    rec.properties = {};
+    rec.out = {};
+    rec.in = {};
+    --store.live_vertices;
+    forget_member(store.vertices_by_label, rec.label, store.vertices);
+  }
+
+  // -- traversal helpers (caller holds a lock) ------------------------------------------------
+
+  [[nodiscard]] EdgeFilter filter(Direction d, const std::optional<std::string>& edge_label,
+                                  const std::optional<std::string>& vertex_label = std::nullopt) const {
+    return EdgeFilter{d, store.labels.filter(edge_label), store.labels.filter(vertex_label)};
+  }
+
+  /// Breadth-first search from start up to max_depth hops. scratch() marks hold parent,
+  /// parent_edge and depth; scratch().queue holds the vertices in visit (level) order. Calls
+  /// on_visit(slot, depth) per visit and stops when it returns false. Returns the number of
+  /// vertices visited, a prefix of the queue.
+  template <typename OnVisit>
+  std::size_t breadth_first(Slot start, const EdgeFilter& f, int max_depth, OnVisit&& on_visit) const {
+    Marks& m = scratch();
+    m.reset(store.vertices.size());
+    m.mark(start);
+    m.depth[start] = 0;
+    m.parent[start] = kNoSlot;
+    auto& queue = m.queue;
+    queue.clear();
+    queue.push_back(start);
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+      Slot v = queue[head];
+      if (!on_visit(v, m.depth[v])) return head + 1;
+      if (m.depth[v] >= max_depth) continue;
+      store.for_each_adjacent(v, f, [&](const AdjEntry& a) {
+        if (!m.mark(a.other)) return;
+        m.depth[a.other] = m.depth[v] + 1;
+        m.parent[a.other] = v;
+        m.parent_edge[a.other] = a.edge;
+        queue.push_back(a.other);
+      });
+    }
+    return queue.size();
+  }
+
+  /// Path from the traversal root to `to`, following scratch() parent links.
+  [[nodiscard]] Path path_to(Slot to) const {
+    const Marks& m = scratch();
+    std::vector<Slot> vs;
+    std::vector<Slot> es;
+    for (Slot v = to; v != kNoSlot; v = m.parent[v]) {
+      vs.push_back(v);
+      if (m.parent[v] != kNoSlot) es.push_back(m.parent_edge[v]);
+    }
+    return make_path(vs.rbegin(), vs.rend(), es.rbegin(), es.rend());
+  }
+
+  template <typename VIt, typename EIt>
+  [[nodiscard]] Path make_path(VIt vb, VIt ve, EIt eb, EIt ee) const {
+    Path p;
+    p.vertices.reserve(static_cast<std::size_t>(std::distance(vb, ve)));
+    p.edges.reserve(static_cast<std::size_t>(std::distance(eb, ee)));
+    for (; vb != ve; ++vb) p.vertices.push_back(make_vertex(*vb));
+    for (; eb != ee; ++eb) p.edges.push_back(make_edge(*eb));
+    return p;
+  }
+
+  [[nodiscard]] std::optional<Path> dijkstra(Slot from, Slot to, const EdgeFilter& f,
+                                             const std::string& weight_key) const;
+  [[nodiscard]] std::vector<Path> all_paths(Slot from, Slot to, const EdgeFilter& f,
+                                            int max_depth, std::size_t max_paths) const;
+  [[nodiscard]] std::vector<Visit> depth_first(Slot start, const EdgeFilter& f, int max_depth,
+                                               std::size_t max_vertices) const;
+  [[nodiscard]] std::vector<Cycle> cycles(const CycleOptions& options) const;
+  [[nodiscard]] std::vector<PageRankScore> page_rank(const PageRankOptions& options) const;
+  [[nodiscard]] std::vector<Component> components(const ComponentOptions& options) const;
+};
+
+// -- Dijkstra ---------------------------------------------------------------------------------
+
+namespace {
+
+/// Edge weights read from the live edge properties: missing means 1, negative or non-numeric
+/// is the caller's error.
+struct WeightMap {
+  using key_type = detail::ViewEdge;
+  using value_type = double;
+  using reference = double;
+  using category = boost::readable_property_map_tag;
+  const detail::Store* store;
+  const std::string* key;
+  const std::string* prefix;
+};
+
+double get(const WeightMap& m, const detail::ViewEdge& e) {
+  const Value* v = m.store->edges[e.edge].properties.find(*m.key);
+  if (!v) return 1.0;
+  if (!v->is_number()) {
+    throw InvalidArgument(fmt::format("edge {}e{}: weight property '{}' is {}, not a number",
+                                      *m.prefix, e.edge, *m.key, to_string(v->type())));
+  }
+  double w = v->as_number();
+  if (w < 0 || std::isnan(w)) {
+    throw InvalidArgument(fmt::format("edge {}e{}: weight property '{}' is negative ({})",
+                                      *m.prefix, e.edge, *m.key, w));
+  }
+  return w;
+}
+
+struct TargetReached {};
+
+struct DijkstraRecorder : boost::default_dijkstra_visitor {
+  Slot target;
+  std::vector<Slot>* pred_edge;
+  void edge_relaxed(const detail::ViewEdge& e, const detail::StoreView&) const {
+    (*pred_edge)[e.target] = e.edge;
+  }
+  void examine_vertex(Slot v, const detail::StoreView&) const {
+    if (v == target) throw TargetReached{};
+  }
+};
+
+}  // namespace
+
+std::optional<Path> MemoryGraph::Impl::dijkstra(Slot from, Slot to, const EdgeFilter& f,
+                                                const std::string& weight_key) const {
+  detail::StoreView view{&store, f};
+  const std::size_t n = store.vertices.size();
+  std::vector<Slot> pred(n);
+  std::vector<double> dist(n);
+  std::vector<Slot> pred_edge(n, kNoSlot);
+  boost::typed_identity_property_map<Slot> index;
+  try {
+    boost::dijkstra_shortest_paths(
+        view, from,
+        boost::predecessor_map(boost::make_iterator_property_map(pred.begin(), index))
+            .distance_map(boost::make_iterator_property_map(dist.begin(), index))
+            .weight_map(WeightMap{&store, &weight_key, &prefix})
+            .vertex_index_map(index)
+            .visitor(DijkstraRecorder{{}, to, &pred_edge}));
+  } catch (const TargetReached&) {
+    // Early exit: `to` was settled, its distance and predecessor are final.
+  }
+  if (from != to && pred_edge[to] == kNoSlot) return std::nullopt;
+  std::vector<Slot> vs{to};
+  std::vector<Slot> es;
+  for (Slot v = to; v != from; v = pred[v]) {
+    es.push_back(pred_edge[v]);
+    vs.push_back(pred[v]);
+  }
+  return make_path(vs.rbegin(), vs.rend(), es.rbegin(), es.rend());
+}
+
+// -- all simple paths -------------------------------------------------------------------------
+
+// Boost has no bounded simple-path enumeration. Iterative deepening: one depth-first pass per
+// length L = 0..max_depth emits the paths of exactly L edges, so results come shortest first
+// and enumeration stops as soon as max_paths are found.
+std::vector<Path> MemoryGraph::Impl::all_paths(Slot from, Slot to, const EdgeFilter& f,
+                                               int max_depth, std::size_t max_paths) const {
+  std::vector<Path> result;
+  if (max_paths == 0) return result;
+  if (from == to) {
+    result.push_back(make_path(&from, &from + 1, &from, &from));
+    return result;  // the only simple path from a vertex to itself
+  }
+  Marks& on_path = scratch2();
+  std::vector<Slot> vs{from};
+  std::vector<Slot> es;
+  for (int length = 1; length <= max_depth && result.size() < max_paths; ++length) {
+    on_path.reset(store.vertices.size());
+    on_path.mark(from);
+    // Recursive lambda: depth is bounded by max_depth.
+    auto extend = [&](auto& self, Slot v) -> void {
+      store.for_each_adjacent(v, f, [&](const AdjEntry& a) {
+        if (result.size() >= max_paths || on_path.marked(a.other)) return;
+        const bool last = static_cast<int>(es.size()) + 1 == length;
+        if (last ? a.other != to : a.other == to) return;  // `to` ends the path, exactly at length
+        vs.push_back(a.other);
+        es.push_back(a.edge);
+        if (last) {
+          result.push_back(make_path(vs.begin(), vs.end(), es.begin(), es.end()));
+        } else {
+          on_path.mark(a.other);
+          self(self, a.other);
+          on_path.unmark(a.other);
+        }
+        vs.pop_back();
+        es.pop_back();
+      });
+    };
+    extend(extend, from);
+  }
+  return result;
+}
+
+// -- depth-first traversal --------------------------------------------------------------------
+
+// Hand-written rather than boost::depth_first_visit: max_depth and max_vertices need pruning
+// that Boost's visitors can only express by throwing. Pre-order matches the recursive
+// definition: a vertex is visited when first reached along edge-id order.
+std::vector<Visit> MemoryGraph::Impl::depth_first(Slot start, const EdgeFilter& f, int max_depth,
+                                                  std::size_t max_vertices) const {
+  std::vector<Visit> result;
+  if (max_vertices == 0) return result;
+  result.reserve(std::min(max_vertices, static_cast<std::size_t>(store.live_vertices)));
+  Marks& m = scratch();
+  m.reset(store.vertices.size());
+  auto visit = [&](Slot v, int depth, Slot parent) {
+    m.mark(v);
+    emplace_visit(result, v, depth, parent);
+  };
+  auto walk = [&](auto& self, Slot v, int depth) -> void {
+    if (depth >= max_depth) return;
+    store.for_each_adjacent(v, f, [&](const AdjEntry& a) {
+      if (result.size() >= max_vertices || m.marked(a.other)) return;
+      visit(a.other, depth + 1, v);
+      self(self, a.other, depth + 1);
+    });
+  };
+  visit(start, 0, kNoSlot);
+  walk(walk, start, 0);
+  return result;
+}
+
+// -- cycles -----------------------------------------------------------------------------------
+
+// Boost 1.74's hawick_circuits has no length bound and cannot stop at a count, so on a large
+// graph it would enumerate exponentially many circuits. This bounded search roots each cycle at
+// its smallest slot (so rotations are found once) and follows only larger slots.
+std::vector<Cycle> MemoryGraph::Impl::cycles(const CycleOptions& options) const {
+  check_depth(options.max_depth, "max_depth");
+  std::vector<Cycle> result;
+  if (options.max_cycles == 0 || options.max_depth == 0) return result;
+  const EdgeFilter f = filter(Direction::out, options.edge_label, options.vertex_label);
+  if (f.edge_label == kUnknownLabel || f.vertex_label == kUnknownLabel) return result;
+  Marks& on_path = scratch2();
+  std::vector<Slot> vs;
+  std::vector<Slot> es;
+  for (Slot root = 0; root < store.vertices.size() && result.size() < options.max_cycles; ++root) {
+    if (!store.vertices[root].alive || !store.vertex_in(root, f.vertex_label)) continue;
+    on_path.reset(store.vertices.size());
+    on_path.mark(root);
+    vs.assign(1, root);
+    es.clear();
+    auto extend = [&](auto& self, Slot v) -> void {
+      const auto& out = store.vertices[v].out;
+      for (std::size_t i = 0; i < out.size() && result.size() < options.max_cycles; ++i) {
+        const AdjEntry& a = out[i];
+        if (a.other < root) continue;
+        if (f.edge_label != kAnyLabel && a.label != f.edge_label) continue;
+        if (!store.vertex_in(a.other, f.vertex_label)) continue;
+        // Parallel edges to the same vertex: only the first (lowest id) one counts.
+        bool seen = std::any_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(i), [&](const AdjEntry& b) {
+          return b.other == a.other && (f.edge_label == kAnyLabel || b.label == f.edge_label);
+        });
+        if (seen) continue;
+        if (a.other == root) {
+          vs.push_back(root);
+          es.push_back(a.edge);
+          result.push_back(Cycle{make_path(vs.begin(), vs.end(), es.begin(), es.end())});
+          vs.pop_back();
+          es.pop_back();
+        } else if (static_cast<int>(es.size()) + 1 < options.max_depth && !on_path.marked(a.other)) {
+          on_path.mark(a.other);
+          vs.push_back(a.other);
+          es.push_back(a.edge);
+          self(self, a.other);
+          vs.pop_back();
+          es.pop_back();
+          on_path.unmark(a.other);
+        }
+      }
+    };
+    extend(extend, root);
+  }
+  return result;
+}
+
+namespace {
+struct PageRankScratch {
+  std::vector<Slot> members;
+  std::vector<std::uint32_t> dense;
+  std::vector<std::uint32_t> offsets;
+  std::vector<std::uint32_t> targets;
+  std::vector<double> rank;
+  std::vector<double> next;
+  std::vector<std::uint32_t> order;
+};
+}  // namespace
+
+// -- page rank --------------------------------------------------------------------------------
+
+// Written out rather than boost::page_rank: Boost's version drops the rank of dangling vertices
+// (scores then no longer sum to 1) and has no L1 tolerance stop.
+std::vector<PageRankScore> MemoryGraph::Impl::page_rank(const PageRankOptions& options) const {
+  if (options.iterations < 1) throw InvalidArgument("page_rank iterations must be >= 1");
+  if (!(options.damping >= 0.0 && options.damping <= 1.0)) {
+    throw InvalidArgument(fmt::format("page_rank damping must be in [0, 1], got {}", options.damping));
+  }
+  const EdgeFilter f = filter(Direction::out, options.edge_label, options.vertex_label);
+  // Dense numbering of the participating vertices, in slot (= id) order. Buffers are reused
+  // per thread: repeated calls on small graphs then allocate nothing but the result.
+  thread_local PageRankScratch scratch_buffers;
+  auto& [members, dense, offsets, targets, rank, next, order] = scratch_buffers;
+  members.clear();
+  targets.clear();
+  if (f.vertex_label == kUnknownLabel) return {};
+  for (Slot v = 0; v < store.vertices.size(); ++v) {
+    if (store.vertices[v].alive && store.vertex_in(v, f.vertex_label)) members.push_back(v);
+  }
+  const std::size_t n = members.size();
+  if (n == 0) return {};
+  dense.resize(store.vertices.size());
+  for (std::uint32_t i = 0; i < n; ++i) dense[members[i]] = i;
+  // Compact out-adjacency in dense numbering (CSR), built once per call.
+  offsets.assign(n + 1, 0);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    store.for_each_adjacent(members[i], f, [&](const AdjEntry& a) { targets.push_back(dense[a.other]); });
+    offsets[i + 1] = static_cast<std::uint32_t>(targets.size());
+  }
+  const double d = options.damping;
+  const double inv_n = 1.0 / static_cast<double>(n);
+  rank.assign(n, inv_n);
+  next.resize(n);
+  for (int iter = 0; iter < options.iterations; ++iter) {
+    double dangling = 0.0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (offsets[i] == offsets[i + 1]) dangling += rank[i];
+    }
+    std::fill(next.begin(), next.end(), (1.0 - d) * inv_n + d * dangling * inv_n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint32_t deg = offsets[i + 1] - offsets[i];
+      if (deg == 0) continue;
+      const double share = d * rank[i] / deg;
+      for (std::uint32_t k = offsets[i]; k < offsets[i + 1]; ++k) next[targets[k]] += share;
+    }
+    double change = 0.0;
+    for (std::size_t i = 0; i < n; ++i) change += std::abs(next[i] - rank[i]);
+    rank.swap(next);
+    if (change < options.tolerance) break;
+  }
+  order.resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) order[i] = i;
+  // Dense order is id order, so ties broken by dense index are ties broken by id.
+  std::sort(order.begin(), order.end(),
+            [&](auto a, auto b) { return rank[a] != rank[b] ? rank[a] > rank[b] : a < b; });
+  const std::size_t k = std::min(options.top_k, n);
+  std::vector<PageRankScore> result;
+  result.reserve(k);
+  for (std::size_t i = 0; i < k; ++i) result.push_back({make_vertex(members[order[i]]), rank[order[i]]});
+  return result;
+}
+
+// -- components -------------------------------------------------------------------------------
+
+std::vector<Component> MemoryGraph::Impl::components(const ComponentOptions& options) const {
+  const EdgeFilter f = filter(Direction::out, options.edge_label, options.vertex_label);
+  if (f.vertex_label == kUnknownLabel) return {};
+  const std::size_t n = store.vertices.size();
+  auto participates = [&](Slot v) { return store.vertices[v].alive && store.vertex_in(v, f.vertex_label); };
+  std::vector<Slot> component_of(n);
+  if (options.weakly) {
+    // Weak components: union-find over the edges (Boost's connected_components needs an
+    // undirected graph; disjoint_sets gives the same result on the directed adjacency).
+    std::vector<Slot> rank(n, 0);
+    boost::typed_identity_property_map<Slot> index;
+    auto rank_map = boost::make_iterator_property_map(rank.begin(), index);
+    auto parent_map = boost::make_iterator_property_map(component_of.begin(), index);
+    boost::disjoint_sets<decltype(rank_map), decltype(parent_map)> sets(rank_map, parent_map);
+    for (Slot v = 0; v < n; ++v) sets.make_set(v);
+    for (Slot v = 0; v < n; ++v) {
+      if (!participates(v)) continue;
+      store.for_each_adjacent(v, f, [&](const AdjEntry& a) { sets.union_set(v, a.other); });
+    }
+    for (Slot v = 0; v < n; ++v) component_of[v] = sets.find_set(v);
+  } else {
+    detail::StoreView view{&store, f};
+    boost::typed_identity_property_map<Slot> index;
+    boost::strong_components(view, boost::make_iterator_property_map(component_of.begin(), index),
+                             boost::vertex_index_map(index));
+  }
+  // Group by component, ordered by each component's smallest slot (slots are visited in order).
+  std::unordered_map<Slot, std::size_t> position;
+  std::vector<std::vector<Slot>> groups;
+  for (Slot v = 0; v < n; ++v) {
+    if (!participates(v)) continue;
+    auto [it, inserted] = position.try_emplace(component_of[v], groups.size());
+    if (inserted) groups.emplace_back();
+    groups[it->second].push_back(v);
+  }
+  std::vector<Component> result;
+  for (auto& g : groups) {
+    if (g.size() < options.min_size) continue;
+    result.push_back(Component{static_cast<std::int64_t>(result.size()), make_vertices(g)});
+  }
+  return result;
+}
+
+// -- MemoryGraph --------------------------------------------------------------------------------
+
+MemoryGraph::MemoryGraph(std::string graph_name) : impl_(std::make_unique<Impl>(std::move(graph_name))) {}
+MemoryGraph::~MemoryGraph() = default;
+
+const std::string& MemoryGraph::graph_name() const noexcept { return impl_->graph_name; }
+
+bool MemoryGraph::create_graph(std::string_view name) {
+  validate_label(name, "graph name");
+  std::unique_lock lock(impl_->mutex);
+  return impl_->catalog.emplace(name).second;
+}
+
+bool MemoryGraph::drop_graph(std::string_view name) {
+  std::unique_lock lock(impl_->mutex);
+  if (name == impl_->graph_name) {
+    impl_->store = detail::Store{};
+    impl_->renew_prefix();  // ids issued before the drop must stay unknown
+    return true;
+  }
+  auto it = impl_->catalog.find(name);
+  if (it == impl_->catalog.end()) return false;
+  impl_->catalog.erase(it);
+  return true;
+}
+
+bool MemoryGraph::graph_exists(std::string_view name) {
+  std::shared_lock lock(impl_->mutex);
+  return impl_->catalog.contains(name);
+}
+
+namespace {
+std::vector<std::string> live_labels(const detail::Store& s, const std::vector<detail::LabelMembers>& table) {
+  std::vector<std::string> result;
+  for (LabelId l = 0; l < table.size(); ++l) {
+    if (table[l].live > 0) result.push_back(s.labels.name(l));
+  }
+  std::sort(result.begin(), result.end());
+  return result;
+}
+}  // namespace
+
+std::vector<std::string> MemoryGraph::vertex_labels() {
+  std::shared_lock lock(impl_->mutex);
+  return live_labels(impl_->store, impl_->store.vertices_by_label);
+}
+
+std::vector<std::string> MemoryGraph::edge_labels() {
+  std::shared_lock lock(impl_->mutex);
+  return live_labels(impl_->store, impl_->store.edges_by_label);
+}
+
+Vertex MemoryGraph::create_vertex(std::string_view label, const Properties& properties) {
+  validate_label(label);
+  validate_properties(properties);
+  Properties stored = without_nulls(properties);
+  std::unique_lock lock(impl_->mutex);
+  auto& s = impl_->store;
+  if (s.vertices.size() >= kNoSlot - 1) throw InvalidArgument("MemoryGraph is full (2^32 - 2 vertex slots)");
+  const auto slot = static_cast<Slot>(s.vertices.size());
+  const LabelId l = s.labels.intern(label);
+  s.vertices.push_back(detail::VertexRecord{l, true, std::move(stored), {}, {}});
+  auto& m = Impl::members(s.vertices_by_label, l);
+  m.slots.push_back(slot);
+  ++m.live;
+  ++s.live_vertices;
+  return impl_->make_vertex(slot);
+}
+
+std::optional<Vertex> MemoryGraph::find_vertex_by_id(std::string_view label, const ElementId& id) {
+  std::shared_lock lock(impl_->mutex);
+  Slot v = impl_->vertex_slot(label, id);
+  if (v == kNoSlot) return std::nullopt;
+  const auto& rec = impl_->store.vertices[v];
+  return Vertex{id, std::string(label), rec.properties};
+}
+
+std::vector<Vertex> MemoryGraph::find_vertices_by_label(std::string_view label, const Properties& filter) {
+  std::shared_lock lock(impl_->mutex);
+  std::vector<Vertex> result;
+  const auto& s = impl_->store;
+  if (auto l = s.labels.find(label); l < s.vertices_by_label.size()) {
+    result.reserve(static_cast<std::size_t>(s.vertices_by_label[l].live));
+  }
+  impl_->for_each_member(s.vertices_by_label, label, s.vertices, [&](Slot v) {
+    if (s.vertices[v].properties.matches(filter)) impl_->emplace_vertex(result, v);
+  });
+  return result;
+}
+
+std::optional<Vertex> MemoryGraph::update_vertex(std::string_view label, const ElementId& id,
+                                                 const Properties& properties) {
+  validate_properties(properties);
+  std::unique_lock lock(impl_->mutex);
+  Slot v = impl_->vertex_slot(label, id);
+  if (v == kNoSlot) return std::nullopt;
+  impl_->store.vertices[v].properties.merge(properties);
+  return impl_->make_vertex(v);
+}
+
+bool MemoryGraph::delete_vertex(std::string_view label, const ElementId& id) {
+  std::unique_lock lock(impl_->mutex);
+  Slot v = impl_->vertex_slot(label, id);
+  if (v == kNoSlot) return false;
+  impl_->remove_vertex(v);
+  return true;
+}
+
+std::int64_t MemoryGraph::count_vertices(std::string_view label) {
+  std::shared_lock lock(impl_->mutex);
+  const auto& s = impl_->store;
+  LabelId l = s.labels.find(label);
+  return l < s.vertices_by_label.size() ? s.vertices_by_label[l].live : 0;
+}
+
+Edge MemoryGraph::create_edge(const ElementId& from, const ElementId& to, std::string_view label,
+                              const Properties& properties) {
+  validate_label(label);
+  validate_properties(properties);
+  Properties stored = without_nulls(properties);
+  std::unique_lock lock(impl_->mutex);
+  auto& s = impl_->store;
+  Slot f = impl_->vertex_slot(from);
+  if (f == kNoSlot) throw NotFound(fmt::format("create_edge: source vertex '{}' not found", from.str()));
+  Slot t = impl_->vertex_slot(to);
+  if (t == kNoSlot) throw NotFound(fmt::format("create_edge: target vertex '{}' not found", to.str()));
+  if (s.edges.size() >= kNoSlot - 1) throw InvalidArgument("MemoryGraph is full (2^32 - 2 edge slots)");
+  const auto slot = static_cast<Slot>(s.edges.size());
+  const LabelId l = s.labels.intern(label);
+  s.edges.push_back(detail::EdgeRecord{l, true, f, t, std::move(stored)});
+  s.vertices[f].out.push_back(AdjEntry{slot, t, l});
+  s.vertices[t].in.push_back(AdjEntry{slot, f, l});
+  auto& m = Impl::members(s.edges_by_label, l);
+  m.slots.push_back(slot);
+  ++m.live;
+  ++s.live_edges;
+  return impl_->make_edge(slot);
+}
+
+std::optional<Edge> MemoryGraph::find_edge_by_id(std::string_view label, const ElementId& id) {
+  std::shared_lock lock(impl_->mutex);
+  Slot e = impl_->edge_slot(label, id);
+  if (e == kNoSlot) return std::nullopt;
+  return impl_->make_edge(e);
+}
+
+std::vector<Edge> MemoryGraph::find_edges_by_label(std::string_view label, const Properties& filter) {
+  std::shared_lock lock(impl_->mutex);
+  std::vector<Edge> result;
+  const auto& s = impl_->store;
+  impl_->for_each_member(s.edges_by_label, label, s.edges, [&](Slot e) {
+    if (s.edges[e].properties.matches(filter)) result.push_back(impl_->make_edge(e));
+  });
+  return result;
+}
+
+std::optional<Edge> MemoryGraph::update_edge(std::string_view label, const ElementId& id,
+                                             const Properties& properties) {
+  validate_properties(properties);
+  std::unique_lock lock(impl_->mutex);
+  Slot e = impl_->edge_slot(label, id);
+  if (e == kNoSlot) return std::nullopt;
+  impl_->store.edges[e].properties.merge(properties);
+  return impl_->make_edge(e);
+}
+
+bool MemoryGraph::delete_edge(std::string_view label, const ElementId& id) {
+  std::unique_lock lock(impl_->mutex);
+  Slot e = impl_->edge_slot(label, id);
+  if (e == kNoSlot) return false;
+  impl_->remove_edge(e);
+  return true;
+}
+
+std::int64_t MemoryGraph::count_edges(std::string_view label) {
+  std::shared_lock lock(impl_->mutex);
+  const auto& s = impl_->store;
+  LabelId l = s.labels.find(label);
+  return l < s.edges_by_label.size() ? s.edges_by_label[l].live : 0;
+}
+
+std::vector<Vertex> MemoryGraph::neighbors(const ElementId& start, const NeighborOptions& options) {
+  if (options.max_depth < 1) throw InvalidArgument("neighbors max_depth must be >= 1");
+  std::shared_lock lock(impl_->mutex);
+  Slot v = impl_->vertex_slot(start);
+  if (v == kNoSlot) return {};
+  impl_->breadth_first(v, impl_->filter(options.direction, options.edge_label), options.max_depth,
+                       [](Slot, int) { return true; });
+  // Every queued vertex is within max_depth; drop the start, order by id.
+  auto& found = scratch().queue;
+  found.erase(found.begin());
+  std::sort(found.begin(), found.end());
+  return impl_->make_vertices(found);
+}
+
+std::optional<Path> MemoryGraph::shortest_path(const ElementId& from, const ElementId& to,
+                                               const PathOptions& options) {
+  check_depth(options.max_depth, "max_depth");
+  std::shared_lock lock(impl_->mutex);
+  Slot f = impl_->vertex_slot(from);
+  Slot t = impl_->vertex_slot(to);
+  if (f == kNoSlot || t == kNoSlot) return std::nullopt;
+  const EdgeFilter filter = impl_->filter(options.direction, options.edge_label);
+  if (options.weight_property) return impl_->dijkstra(f, t, filter, *options.weight_property);
+  bool reached = false;
+  impl_->breadth_first(f, filter, options.max_depth, [&](Slot u, int) { return !(reached = u == t); });
+  if (!reached) return std::nullopt;
+  return impl_->path_to(t);
+}
+
+std::vector<Path> MemoryGraph::all_paths(const ElementId& from, const ElementId& to,
+                                         const PathOptions& options) {
+  check_depth(options.max_depth, "max_depth");
+  std::shared_lock lock(impl_->mutex);
+  Slot f = impl_->vertex_slot(from);
+  Slot t = impl_->vertex_slot(to);
+  if (f == kNoSlot || t == kNoSlot) return {};
+  return impl_->all_paths(f, t, impl_->filter(options.direction, options.edge_label), options.max_depth,
+                          options.max_paths);
+}
+
+std::vector<PageRankScore> MemoryGraph::page_rank(const PageRankOptions& options) {
+  std::shared_lock lock(impl_->mutex);
+  return impl_->page_rank(options);
+}
+
+std::optional<Degree> MemoryGraph::degree_centrality(const ElementId& id, const DegreeOptions& options) {
+  std::shared_lock lock(impl_->mutex);
+  Slot v = impl_->vertex_slot(id);
+  if (v == kNoSlot) return std::nullopt;
+  const LabelId l = impl_->store.labels.filter(options.edge_label);
+  auto count = [&](const std::vector<AdjEntry>& list) {
+    return static_cast<std::int64_t>(
+        std::count_if(list.begin(), list.end(), [&](const AdjEntry& a) { return l == kAnyLabel || a.label == l; }));
+  };
+  const auto& rec = impl_->store.vertices[v];
+  Degree d{id, 0, 0};
+  if (options.direction != Direction::out) d.in = count(rec.in);
+  if (options.direction != Direction::in) d.out = count(rec.out);
+  return d;
+}
+
+std::vector<Component> MemoryGraph::connected_components(const ComponentOptions& options) {
+  std::shared_lock lock(impl_->mutex);
+  return impl_->components(options);
+}
+
+std::vector<Visit> MemoryGraph::bfs(const ElementId& start, const TraversalOptions& options) {
+  check_depth(options.max_depth, "max_depth");
+  std::shared_lock lock(impl_->mutex);
+  Slot v = impl_->vertex_slot(start);
+  if (v == kNoSlot || options.max_vertices == 0) return {};
+  // Hand-written like depth_first(): Boost's BFS visitors cannot prune by depth or count.
+  const std::size_t visited = impl_->breadth_first(
+      v, impl_->filter(options.direction, options.edge_label), options.max_depth,
+      [&, count = std::size_t{0}](Slot, int) mutable { return ++count < options.max_vertices; });
+  const Marks& m = scratch();
+  std::vector<Visit> result;
+  result.reserve(visited);
+  for (std::size_t i = 0; i < visited; ++i) {
+    const Slot u = m.queue[i];
+    impl_->emplace_visit(result, u, m.depth[u], i == 0 ? kNoSlot : m.parent[u]);
+  }
+  return result;
+}
+
+std::vector<Visit> MemoryGraph::dfs(const ElementId& start, const TraversalOptions& options) {
+  check_depth(options.max_depth, "max_depth");
+  std::shared_lock lock(impl_->mutex);
+  Slot v = impl_->vertex_slot(start);
+  if (v == kNoSlot) return {};
+  return impl_->depth_first(v, impl_->filter(options.direction, options.edge_label), options.max_depth,
+                            options.max_vertices);
+}
+
+std::vector<Cycle> MemoryGraph::detect_cycles(const CycleOptions& options) {
+  std::shared_lock lock(impl_->mutex);
+  return impl_->cycles(options);
+}
+
+}  // namespace propgraph

@@ -1,0 +1,196 @@
+#include "propgraph/model.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "propgraph/errors.hpp"
+
+namespace propgraph {
+
+std::string_view to_string(ValueType type) noexcept {
+  switch (type) {
+    case ValueType::null: return "null";
+    case ValueType::boolean: return "bool";
+    case ValueType::integer: return "int";
+    case ValueType::real: return "double";
+    case ValueType::string: return "string";
+    case ValueType::list: return "list";
+  }
+  return "unknown";
+}
+
+namespace {
+[[noreturn]] void type_mismatch(ValueType wanted, ValueType held) {
+  throw InvalidArgument(fmt::format("Value holds {}, not {}", to_string(held), to_string(wanted)));
+}
+}  // namespace
+
+void Value::throw_int_overflow() {
+  throw InvalidArgument("unsigned integer does not fit a Value (int64)");
+}
+
+bool Value::as_bool() const {
+  if (auto* p = get_if<bool>()) return *p;
+  type_mismatch(ValueType::boolean, type());
+}
+std::int64_t Value::as_int() const {
+  if (auto* p = get_if<std::int64_t>()) return *p;
+  type_mismatch(ValueType::integer, type());
+}
+double Value::as_double() const {
+  if (auto* p = get_if<double>()) return *p;
+  type_mismatch(ValueType::real, type());
+}
+const std::string& Value::as_string() const {
+  if (auto* p = get_if<std::string>()) return *p;
+  type_mismatch(ValueType::string, type());
+}
+const ValueList& Value::as_list() const {
+  if (auto* p = get_if<ValueList>()) return *p;
+  type_mismatch(ValueType::list, type());
+}
+double Value::as_number() const {
+  if (auto* p = get_if<std::int64_t>()) return static_cast<double>(*p);
+  if (auto* p = get_if<double>()) return *p;
+  throw InvalidArgument(fmt::format("Value holds {}, not a number", to_string(type())));
+}
+
+// -- Properties ----------------------------------------------------------------------------
+
+namespace {
+const std::vector<Properties::Entry> kNoEntries;
+const Value kNull;
+
+struct KeyLess {
+  bool operator()(const Properties::Entry& e, std::string_view key) const { return e.first < key; }
+};
+}  // namespace
+
+Properties::Properties(std::initializer_list<Entry> entries)
+    : Properties(std::vector<Entry>(entries)) {}
+
+Properties::Properties(std::vector<Entry> entries) {
+  if (entries.empty()) return;
+  // Stable sort keeps input order among equal keys; keep the last of each run.
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.first < b.first; });
+  std::vector<Entry> unique;
+  unique.reserve(entries.size());
+  for (auto& e : entries) {
+    if (!unique.empty() && unique.back().first == e.first) {
+      unique.back().second = std::move(e.second);
+    } else {
+      unique.push_back(std::move(e));
+    }
+  }
+  entries_ = std::make_shared<const std::vector<Entry>>(std::move(unique));
+}
+
+Properties::const_iterator Properties::begin() const noexcept {
+  return entries_ ? entries_->begin() : kNoEntries.begin();
+}
+Properties::const_iterator Properties::end() const noexcept {
+  return entries_ ? entries_->end() : kNoEntries.end();
+}
+
+const Value* Properties::find(std::string_view key) const noexcept {
+  if (!entries_) return nullptr;
+  auto it = std::lower_bound(entries_->begin(), entries_->end(), key, KeyLess{});
+  if (it == entries_->end() || it->first != key) return nullptr;
+  return &it->second;
+}
+
+const Value& Properties::operator[](std::string_view key) const noexcept {
+  const Value* v = find(key);
+  return v ? *v : kNull;
+}
+
+const Value& Properties::at(std::string_view key) const {
+  const Value* v = find(key);
+  if (!v) throw NotFound(fmt::format("no property '{}'", key));
+  return *v;
+}
+
+std::vector<Properties::Entry>& Properties::mutate() {
+  if (!entries_) {
+    entries_ = std::make_shared<std::vector<Entry>>();
+  } else if (entries_.use_count() > 1) {
+    entries_ = std::make_shared<std::vector<Entry>>(*entries_);
+  }
+  // Sole owner now: casting away the const of our own unshared copy is safe.
+  return const_cast<std::vector<Entry>&>(*entries_);
+}
+
+void Properties::set(std::string key, Value value) {
+  auto& entries = mutate();
+  auto it = std::lower_bound(entries.begin(), entries.end(), key, KeyLess{});
+  if (it != entries.end() && it->first == key) {
+    it->second = std::move(value);
+  } else {
+    entries.emplace(it, std::move(key), std::move(value));
+  }
+}
+
+bool Properties::erase(std::string_view key) {
+  if (!contains(key)) return false;
+  auto& entries = mutate();
+  auto it = std::lower_bound(entries.begin(), entries.end(), key, KeyLess{});
+  entries.erase(it);
+  if (entries.empty()) entries_.reset();
+  return true;
+}
+
+void Properties::merge(const Properties& patch) {
+  for (const auto& [key, value] : patch) {
+    if (value.is_null()) {
+      erase(key);
+    } else {
+      set(key, value);
+    }
+  }
+}
+
+bool Properties::matches(const Properties& filter) const noexcept {
+  for (const auto& [key, wanted] : filter) {
+    const Value* have = find(key);
+    if (wanted.is_null()) {
+      if (have && !have->is_null()) return false;
+    } else if (!have || !(*have == wanted)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool operator==(const Properties& a, const Properties& b) noexcept {
+  if (a.entries_ == b.entries_) return true;
+  if (a.size() != b.size()) return false;
+  return std::equal(a.begin(), a.end(), b.begin());
+}
+
+// -- validation ----------------------------------------------------------------------------
+
+bool is_valid_label(std::string_view label) noexcept {
+  if (label.empty() || label.size() > 63) return false;
+  if (label[0] >= '0' && label[0] <= '9') return false;
+  return std::all_of(label.begin(), label.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+void validate_label(std::string_view label, std::string_view what) {
+  if (is_valid_label(label)) return;
+  if (label.empty()) throw InvalidArgument(fmt::format("{} must not be blank", what));
+  throw InvalidArgument(fmt::format(
+      "{} '{}' is malformed: expected 1-63 characters of [A-Za-z0-9_], not starting with a digit",
+      what, label));
+}
+
+void validate_properties(const Properties& properties) {
+  for (const auto& [key, value] : properties) {
+    if (key.empty()) throw InvalidArgument("property key must not be empty");
+  }
+}
+
+}  // namespace propgraph
