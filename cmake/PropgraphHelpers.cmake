@@ -15,7 +15,9 @@ endfunction()
 
 # propgraph_warnings(<target>): the project's warning set.
 function(propgraph_warnings target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+    # Option structs are meant to be filled partly with designated initializers.
+    -Wno-missing-field-initializers)
   if(PROPGRAPH_WARNINGS_AS_ERRORS)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

@@ -28,7 +28,8 @@ namespace propgraph {
 /// order is their creation order, so "sorted by id" means "oldest first" within one graph.
 class ElementId {
  public:
-  /// Ids up to this many bytes are stored inline: copying one is a plain 24-byte copy.
+  /// Ids up to this many bytes are stored inline: copying one allocates nothing and touches no
+  /// reference count.
   static constexpr std::size_t inline_capacity = 23;
 
   ElementId() noexcept = default;

@@ -20,7 +20,10 @@ namespace propgraph {
 ///   nullopt / empty / false / 0 and never throw. Writes validate: a blank or malformed label
 ///   throws InvalidArgument, a missing edge endpoint throws NotFound.
 /// - Every result list has a deterministic order; where a method does not say otherwise it is
-///   ascending id (see ElementId's ordering).
+///   ascending id (see ElementId's ordering). Traversals expand a vertex's edges in edge-id
+///   order; with Direction::both the out- and in-edges are merged into one edge-id order.
+/// - update_* and delete_* are lookups first: an unknown id or a label that does not match
+///   (malformed labels included) returns nullopt / false.
 /// - Writes are atomic: a write that throws leaves the graph unchanged.
 /// - Implementations are safe to call from many threads and fibers at once unless their own
 ///   documentation says otherwise.

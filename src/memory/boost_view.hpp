@@ -18,11 +18,6 @@ namespace propgraph::detail {
 struct StoreView {
   const Store* store;
   EdgeFilter filter;
-
-  [[nodiscard]] bool passes(const AdjEntry& a) const {
-    return (filter.edge_label == kAnyLabel || a.label == filter.edge_label) &&
-           store->vertex_in(a.other, filter.vertex_label);
-  }
 };
 
 /// An edge as the view sees it: oriented along the traversal (source is the expanded vertex).
@@ -33,60 +28,60 @@ struct ViewEdge {
   friend bool operator==(const ViewEdge&, const ViewEdge&) = default;
 };
 
+/// Walks the same entries in the same order as Store::for_each_adjacent: the out- and in-lists
+/// the direction selects, merged by edge id, skipping entries the filter rejects.
 class ViewOutEdgeIterator
     : public boost::iterator_facade<ViewOutEdgeIterator, ViewEdge, boost::forward_traversal_tag,
                                     ViewEdge> {
  public:
   ViewOutEdgeIterator() = default;
   ViewOutEdgeIterator(const StoreView* view, Slot v, bool at_end) : view_(view), v_(v) {
-    if (at_end) {
-      phase_ = 2;
-      return;
+    if (at_end) return;  // all cursors empty
+    const auto& rec = view->store->vertices[v];
+    const Direction d = view->filter.direction;
+    if (d != Direction::in) {
+      out_ = rec.out.data();
+      out_end_ = out_ + rec.out.size();
     }
-    enter_phase();
+    if (d != Direction::out) {
+      in_ = rec.in.data();
+      in_end_ = in_ + rec.in.size();
+    }
     settle();
   }
 
  private:
   friend class boost::iterator_core_access;
 
-  // Phase 0 walks the out list, phase 1 the in list, phase 2 is the end.
-  void enter_phase() {
-    const Direction d = view_->filter.direction;
-    while (phase_ < 2) {
-      if (phase_ == 0 ? d != Direction::in : d != Direction::out) {
-        const auto& rec = view_->store->vertices[v_];
-        const auto& list = phase_ == 0 ? rec.out : rec.in;
-        cur_ = list.data();
-        end_ = cur_ + list.size();
-        return;
-      }
-      ++phase_;
-    }
-    cur_ = end_ = nullptr;
-  }
   void settle() {
-    while (phase_ < 2) {
-      while (cur_ != end_ && !view_->passes(*cur_)) ++cur_;
-      if (cur_ != end_) return;
-      ++phase_;
-      enter_phase();
-    }
+    while (out_ != out_end_ && !view_->store->passes(*out_, view_->filter)) ++out_;
+    while (in_ != in_end_ && !view_->store->passes(*in_, view_->filter)) ++in_;
+    if (out_ == out_end_) out_ = out_end_ = nullptr;
+    if (in_ == in_end_) in_ = in_end_ = nullptr;
+  }
+  [[nodiscard]] bool out_first() const {
+    return in_ == nullptr || (out_ != nullptr && out_->edge <= in_->edge);
   }
   void increment() {
-    ++cur_;
+    if (out_first()) {
+      ++out_;
+    } else {
+      ++in_;
+    }
     settle();
   }
-  [[nodiscard]] bool equal(const ViewOutEdgeIterator& o) const {
-    return phase_ == o.phase_ && cur_ == o.cur_;
+  [[nodiscard]] bool equal(const ViewOutEdgeIterator& o) const { return out_ == o.out_ && in_ == o.in_; }
+  [[nodiscard]] ViewEdge dereference() const {
+    const AdjEntry& a = out_first() ? *out_ : *in_;
+    return {v_, a.other, a.edge};
   }
-  [[nodiscard]] ViewEdge dereference() const { return {v_, cur_->other, cur_->edge}; }
 
   const StoreView* view_ = nullptr;
   Slot v_ = 0;
-  int phase_ = 0;
-  const AdjEntry* cur_ = nullptr;
-  const AdjEntry* end_ = nullptr;
+  const AdjEntry* out_ = nullptr;
+  const AdjEntry* out_end_ = nullptr;
+  const AdjEntry* in_ = nullptr;
+  const AdjEntry* in_end_ = nullptr;
 };
 
 struct StoreViewTraversal : boost::incidence_graph_tag, boost::vertex_list_graph_tag {};

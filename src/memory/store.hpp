@@ -104,20 +104,30 @@ struct Store {
     return label == kAnyLabel || vertices[v].label == label;
   }
 
-  /// Calls fn(const AdjEntry&) for each edge leaving v under the filter: out-list entries first,
-  /// then in-list entries, each in edge-id order. Only call on live vertices.
+  [[nodiscard]] bool passes(const AdjEntry& a, const EdgeFilter& f) const {
+    return (f.edge_label == kAnyLabel || a.label == f.edge_label) &&
+           (f.vertex_label == kAnyLabel || vertices[a.other].label == f.vertex_label);
+  }
+
+  /// Calls fn(const AdjEntry&) for each edge leaving v under the filter, in edge-id order (with
+  /// Direction::both, out- and in-lists are merged by edge id; a self-loop comes twice).
+  /// Only call on live vertices.
   template <typename Fn>
   void for_each_adjacent(Slot v, const EdgeFilter& f, Fn&& fn) const {
     const auto& rec = vertices[v];
-    auto visit = [&](const std::vector<AdjEntry>& list) {
-      for (const auto& a : list) {
-        if (f.edge_label != kAnyLabel && a.label != f.edge_label) continue;
-        if (f.vertex_label != kAnyLabel && vertices[a.other].label != f.vertex_label) continue;
-        fn(a);
+    if (f.direction != Direction::both) {
+      for (const auto& a : f.direction == Direction::out ? rec.out : rec.in) {
+        if (passes(a, f)) fn(a);
       }
-    };
-    if (f.direction != Direction::in) visit(rec.out);
-    if (f.direction != Direction::out) visit(rec.in);
+      return;
+    }
+    auto o = rec.out.begin();
+    auto i = rec.in.begin();
+    while (o != rec.out.end() || i != rec.in.end()) {
+      const bool take_out = i == rec.in.end() || (o != rec.out.end() && o->edge <= i->edge);
+      const AdjEntry& a = take_out ? *o++ : *i++;
+      if (passes(a, f)) fn(a);
+    }
   }
 };
 

@@ -1,0 +1,1487 @@
+// Conformance suite: the contract of propgraph::GraphOperations (operations.hpp, options.hpp and
+// the "Semantics" section of the design), checked through the interface alone.
+//
+// A backend instantiates it with a factory type:
+//
+//   struct MyBackendFactory {
+//     // A new instance bound to a new, empty graph. Instances from successive calls must not
+//     // share elements: the suite looks up ids of one instance in another. Return nullptr to
+//     // skip the test (for example when a database server is unreachable).
+//     static std::unique_ptr<propgraph::GraphOperations> make();
+//   };
+//
+//   #include "conformance_suite.hpp"
+//   namespace propgraph::conformance {
+//   INSTANTIATE_TYPED_TEST_SUITE_P(MyBackend, GraphConformance, ::testing::Types<MyBackendFactory>);
+//   }
+//
+// in a test linked to the CMake target `propgraph_conformance` (the instantiation must sit in
+// the suite's namespace).
+//
+// Every test starts from its own make() and creates catalog graphs only under fresh random
+// names. Expected values are worked out from the contract; comments show the reasoning. The
+// helpers below (make_people, node, link, render, names) are also meant for other tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "propgraph/errors.hpp"
+#include "propgraph/fmt.hpp"
+#include "propgraph/model.hpp"
+#include "propgraph/operations.hpp"
+#include "propgraph/options.hpp"
+
+// Readable GoogleTest failure messages for the model types (found by argument-dependent lookup).
+namespace propgraph {
+inline void PrintTo(const ElementId& v, std::ostream* os) { *os << fmt::format("{}", v); }
+inline void PrintTo(const Value& v, std::ostream* os) { *os << fmt::format("{}", v); }
+inline void PrintTo(const Properties& v, std::ostream* os) { *os << fmt::format("{}", v); }
+inline void PrintTo(const Vertex& v, std::ostream* os) { *os << fmt::format("{}", v); }
+inline void PrintTo(const Edge& v, std::ostream* os) { *os << fmt::format("{}", v); }
+inline void PrintTo(const Path& v, std::ostream* os) { *os << fmt::format("{}", v); }
+inline void PrintTo(const Degree& v, std::ostream* os) { *os << fmt::format("{}", v); }
+}  // namespace propgraph
+
+namespace propgraph::conformance {
+
+// -- describing results by vertex name ------------------------------------------------------
+
+/// The vertex's "name" property, or its id when it has none.
+inline std::string name_of(const Vertex& v) {
+  if (const auto* name = v.properties["name"].get_if<std::string>()) return *name;
+  return std::string(v.id.str());
+}
+
+inline std::vector<std::string> names(const std::vector<Vertex>& vertices) {
+  std::vector<std::string> out;
+  for (const auto& v : vertices) out.push_back(name_of(v));
+  return out;
+}
+
+inline std::vector<std::string> names(const std::vector<PageRankScore>& scores) {
+  std::vector<std::string> out;
+  for (const auto& s : scores) out.push_back(name_of(s.vertex));
+  return out;
+}
+
+template <typename T>
+std::vector<ElementId> ids_of(const std::vector<T>& elements) {
+  std::vector<ElementId> out;
+  for (const auto& e : elements) out.push_back(e.id);
+  return out;
+}
+
+/// "Alice -FOLLOWS-> Charlie <-KNOWS- Bob": each edge drawn in its real direction; an edge that
+/// does not join its neighbours in the path shows as "?LABEL?".
+inline std::string render(const Path& path) {
+  if (path.vertices.size() != path.edges.size() + 1) {
+    return fmt::format("malformed path: {} vertices, {} edges", path.vertices.size(),
+                       path.edges.size());
+  }
+  std::string out = name_of(path.vertices.front());
+  for (std::size_t i = 0; i < path.edges.size(); ++i) {
+    const auto& e = path.edges[i];
+    const auto& here = path.vertices[i].id;
+    const auto& next = path.vertices[i + 1].id;
+    if (e.from == here && e.to == next) {
+      out += fmt::format(" -{}-> ", e.label);
+    } else if (e.to == here && e.from == next) {
+      out += fmt::format(" <-{}- ", e.label);
+    } else {
+      out += fmt::format(" ?{}? ", e.label);
+    }
+    out += name_of(path.vertices[i + 1]);
+  }
+  return out;
+}
+
+inline std::vector<std::string> render(const std::vector<Path>& paths) {
+  std::vector<std::string> out;
+  for (const auto& p : paths) out.push_back(render(p));
+  return out;
+}
+
+inline std::vector<std::string> render(const std::vector<Cycle>& cycles) {
+  std::vector<std::string> out;
+  for (const auto& c : cycles) out.push_back(render(c.path));
+  return out;
+}
+
+/// "Bob@1<Alice": name, depth and the parent's name ("Alice@0" for a visit without parent).
+inline std::vector<std::string> render(const std::vector<Visit>& visits) {
+  std::vector<std::string> out;
+  for (const auto& v : visits) {
+    std::string text = fmt::format("{}@{}", name_of(v.vertex), v.depth);
+    if (v.parent) {
+      std::string parent = "?" + std::string(v.parent->str());
+      for (const auto& earlier : visits) {
+        if (earlier.vertex.id == *v.parent) parent = name_of(earlier.vertex);
+      }
+      text += "<" + parent;
+    }
+    out.push_back(std::move(text));
+  }
+  return out;
+}
+
+/// "0:Alice,Bob": position id and member names.
+inline std::vector<std::string> render(const std::vector<Component>& components) {
+  std::vector<std::string> out;
+  for (const auto& c : components) {
+    out.push_back(fmt::format("{}:{}", c.id, fmt::join(names(c.vertices), ",")));
+  }
+  return out;
+}
+
+inline double score_sum(const std::vector<PageRankScore>& scores) {
+  double sum = 0;
+  for (const auto& s : scores) sum += s.score;
+  return sum;
+}
+
+// -- graph builders -------------------------------------------------------------------------
+
+/// The design's reference fixture, created in this order (so ids ascend in this order):
+/// Person Alice 30, Bob 25, Charlie 28, Dave 35; KNOWS Alice->Bob 2020, Bob->Charlie 2021,
+/// Charlie->Dave 2022; FOLLOWS Alice->Charlie 2019.
+struct People {
+  Vertex alice, bob, charlie, dave;
+  Edge alice_knows_bob, bob_knows_charlie, charlie_knows_dave, alice_follows_charlie;
+};
+
+inline People make_people(GraphOperations& g) {
+  People p;
+  p.alice = g.create_vertex("Person", {{"name", "Alice"}, {"age", 30}});
+  p.bob = g.create_vertex("Person", {{"name", "Bob"}, {"age", 25}});
+  p.charlie = g.create_vertex("Person", {{"name", "Charlie"}, {"age", 28}});
+  p.dave = g.create_vertex("Person", {{"name", "Dave"}, {"age", 35}});
+  p.alice_knows_bob = g.create_edge(p.alice.id, p.bob.id, "KNOWS", {{"since", 2020}});
+  p.bob_knows_charlie = g.create_edge(p.bob.id, p.charlie.id, "KNOWS", {{"since", 2021}});
+  p.charlie_knows_dave = g.create_edge(p.charlie.id, p.dave.id, "KNOWS", {{"since", 2022}});
+  p.alice_follows_charlie = g.create_edge(p.alice.id, p.charlie.id, "FOLLOWS", {{"since", 2019}});
+  return p;
+}
+
+inline Vertex node(GraphOperations& g, std::string_view name, std::string_view label = "Node") {
+  return g.create_vertex(label, {{"name", std::string(name)}});
+}
+
+inline Edge link(GraphOperations& g, const Vertex& from, const Vertex& to,
+                 std::string_view label = "LINK", const Properties& properties = {}) {
+  return g.create_edge(from.id, to.id, label, properties);
+}
+
+/// Vertices of every label: the members of all weak components.
+inline std::size_t total_vertices(GraphOperations& g) {
+  std::size_t n = 0;
+  for (const auto& c : g.connected_components()) n += c.vertices.size();
+  return n;
+}
+
+/// Edges of every label: the out-degrees of all vertices.
+inline std::int64_t total_edges(GraphOperations& g) {
+  std::int64_t n = 0;
+  for (const auto& c : g.connected_components()) {
+    for (const auto& v : c.vertices) {
+      if (auto d = g.degree_centrality(v.id, {.direction = Direction::out})) n += d->out;
+    }
+  }
+  return n;
+}
+
+/// A graph name no other test run uses: random per process, counted within it.
+inline std::string unique_graph_name() {
+  static const std::uint64_t salt = [] {
+    std::random_device rd;
+    return (std::uint64_t{rd()} << 32) ^ rd();
+  }();
+  static std::atomic<unsigned> counter{0};
+  return fmt::format("conformance_{:016x}_{}", salt, counter++);
+}
+
+// -- the suite ------------------------------------------------------------------------------
+
+template <typename Factory>
+class GraphConformance : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    graph_ = Factory::make();
+    if (!graph_) GTEST_SKIP() << "backend unavailable";
+  }
+
+  GraphOperations& graph() { return *graph_; }
+  /// A second, independent instance from the same factory.
+  std::unique_ptr<GraphOperations> other_instance() { return Factory::make(); }
+
+ private:
+  std::unique_ptr<GraphOperations> graph_;
+};
+
+TYPED_TEST_SUITE_P(GraphConformance);
+
+using Strings = std::vector<std::string>;
+
+// NOLINTBEGIN(readability-function-cognitive-complexity)
+
+// == session =================================================================================
+
+TYPED_TEST_P(GraphConformance, SessionCreateDropAndExistsReportChanges) {
+  auto& g = this->graph();
+  const auto name = unique_graph_name();
+  EXPECT_FALSE(g.graph_exists(name));
+  EXPECT_TRUE(g.create_graph(name));
+  EXPECT_TRUE(g.graph_exists(name));
+  EXPECT_FALSE(g.create_graph(name)) << "second create of the same name";
+  EXPECT_TRUE(g.drop_graph(name));
+  EXPECT_FALSE(g.graph_exists(name));
+  EXPECT_FALSE(g.drop_graph(name)) << "drop of a graph that no longer exists";
+}
+
+TYPED_TEST_P(GraphConformance, SessionOtherGraphsLeaveTheBoundGraphAlone) {
+  auto& g = this->graph();
+  const auto people = make_people(g);
+  const auto name = unique_graph_name();
+  ASSERT_TRUE(g.create_graph(name));
+  ASSERT_TRUE(g.drop_graph(name));
+  EXPECT_EQ(g.count_vertices("Person"), 4);
+  EXPECT_EQ(g.count_edges("KNOWS"), 3);
+  EXPECT_EQ(g.find_vertex_by_id("Person", people.alice.id), people.alice);
+}
+
+TYPED_TEST_P(GraphConformance, SessionGraphNameMustBeALabel) {
+  auto& g = this->graph();
+  EXPECT_THROW(g.create_graph(""), InvalidArgument);
+  EXPECT_THROW(g.create_graph("not a label"), InvalidArgument);
+  EXPECT_FALSE(g.graph_exists("not a label"));  // a lookup: false, no exception
+  EXPECT_FALSE(g.graph_exists(""));
+}
+
+TYPED_TEST_P(GraphConformance, LabelListsHoldLiveLabelsSorted) {
+  auto& g = this->graph();
+  EXPECT_EQ(g.vertex_labels(), Strings{});
+  EXPECT_EQ(g.edge_labels(), Strings{});
+  const auto p = make_people(g);
+  EXPECT_EQ(g.vertex_labels(), Strings{"Person"});
+  EXPECT_EQ(g.edge_labels(), (Strings{"FOLLOWS", "KNOWS"}));
+  // Bytewise: upper case sorts before lower case, "_" between them.
+  const auto robot = node(g, "r", "Robot");
+  node(g, "a", "apple");
+  node(g, "u", "_under");
+  EXPECT_EQ(g.vertex_labels(), (Strings{"Person", "Robot", "_under", "apple"}));
+  // Failed writes add no label.
+  EXPECT_THROW(g.create_edge(p.alice.id, ElementId("garbage"), "GHOST"), NotFound);
+  EXPECT_THROW(g.create_vertex("not a label"), InvalidArgument);
+  EXPECT_EQ(g.edge_labels(), (Strings{"FOLLOWS", "KNOWS"}));
+  // A label whose last element goes is no longer listed, also when delete_vertex takes edges.
+  link(g, robot, p.alice, "OWNS");
+  EXPECT_EQ(g.edge_labels(), (Strings{"FOLLOWS", "KNOWS", "OWNS"}));
+  ASSERT_TRUE(g.delete_vertex("Robot", robot.id));
+  EXPECT_EQ(g.vertex_labels(), (Strings{"Person", "_under", "apple"}));
+  EXPECT_EQ(g.edge_labels(), (Strings{"FOLLOWS", "KNOWS"}));
+  ASSERT_TRUE(g.delete_edge("FOLLOWS", p.alice_follows_charlie.id));
+  EXPECT_EQ(g.edge_labels(), Strings{"KNOWS"});
+}
+
+// == vertices ================================================================================
+
+TYPED_TEST_P(GraphConformance, CreateVertexReturnsWhatFindReturns) {
+  auto& g = this->graph();
+  const auto alice = g.create_vertex("Person", {{"name", "Alice"}, {"age", 30}});
+  EXPECT_FALSE(alice.id.empty());
+  EXPECT_EQ(alice.label, "Person");
+  EXPECT_EQ(alice.properties, (Properties{{"age", 30}, {"name", "Alice"}}));
+  EXPECT_EQ(g.find_vertex_by_id("Person", alice.id), alice);
+  EXPECT_EQ(g.count_vertices("Person"), 1);
+}
+
+TYPED_TEST_P(GraphConformance, CreateVertexDropsNullProperties) {
+  auto& g = this->graph();
+  const auto v = g.create_vertex("Person", {{"name", "Alice"}, {"nickname", nullptr}});
+  EXPECT_EQ(v.properties, (Properties{{"name", "Alice"}}));
+  ASSERT_TRUE(g.find_vertex_by_id("Person", v.id));
+  EXPECT_FALSE(g.find_vertex_by_id("Person", v.id)->properties.contains("nickname"));
+}
+
+TYPED_TEST_P(GraphConformance, PropertyValuesKeepTheirTypes) {
+  auto& g = this->graph();
+  const Properties props{{"int", 30},
+                         {"double", 30.0},
+                         {"string", "30"},
+                         {"bool", true},
+                         {"negative", -7},
+                         {"max", INT64_MAX},
+                         {"fraction", 0.1},
+                         {"empty", ""},
+                         {"quote", "a\"b\\c\n"},
+                         {"list", Value::list({1, "two", 3.5, false, Value::list({})})}};
+  const auto v = g.create_vertex("Thing", props);
+  const auto found = g.find_vertex_by_id("Thing", v.id);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->properties, props);
+  EXPECT_TRUE(found->properties["int"].is_int());
+  EXPECT_TRUE(found->properties["double"].is_double());
+  const auto e = g.create_edge(v.id, v.id, "SELF", props);
+  EXPECT_EQ(g.find_edge_by_id("SELF", e.id)->properties, props);
+}
+
+TYPED_TEST_P(GraphConformance, CreateVertexRejectsBadLabelsAndChangesNothing) {
+  auto& g = this->graph();
+  make_people(g);
+  const std::vector<std::string> bad_labels{"",        " ",        "Person ", "1Person",
+                                            "Per son", "Person-x", "Pérson",  "Person\n",
+                                            std::string(64, 'a')};
+  for (const auto& label : bad_labels) {
+    EXPECT_THROW(g.create_vertex(label, {{"name", "X"}}), InvalidArgument)
+        << "label \"" << label << "\"";
+  }
+  EXPECT_EQ(g.count_vertices("Person"), 4);
+  EXPECT_EQ(total_vertices(g), 4u);
+  // The boundaries of the label rule are accepted.
+  EXPECT_NO_THROW(g.create_vertex(std::string(63, 'a')));
+  EXPECT_NO_THROW(g.create_vertex("_x9"));
+  EXPECT_EQ(total_vertices(g), 6u);
+}
+
+TYPED_TEST_P(GraphConformance, UnknownAndMalformedIdsFindNothing) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  const auto gone = g.create_vertex("Person", {{"name", "Gone"}});
+  ASSERT_TRUE(g.delete_vertex("Person", gone.id));
+  auto other = this->other_instance();
+  ASSERT_NE(other, nullptr);
+  const auto foreign = other->create_vertex("Person", {{"name", "Foreign"}});
+  const auto foreign_a = other->create_vertex("Person", {{"name", "ForeignA"}});
+  const auto foreign_edge = other->create_edge(foreign.id, foreign_a.id, "KNOWS");
+
+  const std::vector<std::pair<std::string, ElementId>> missing{
+      {"garbage", ElementId("garbage")},
+      {"empty", ElementId("")},
+      {"deleted vertex", gone.id},
+      {"edge id used as a vertex id", p.alice_knows_bob.id},
+      {"vertex of another instance", foreign.id},
+      {"edge of another instance", foreign_edge.id}};
+  for (const auto& [what, id] : missing) {
+    SCOPED_TRACE(what);
+    EXPECT_FALSE(g.find_vertex_by_id("Person", id));
+    EXPECT_FALSE(g.update_vertex("Person", id, {{"age", 1}}));
+    EXPECT_FALSE(g.delete_vertex("Person", id));
+    EXPECT_TRUE(g.neighbors(id, {.direction = Direction::both}).empty());
+    EXPECT_FALSE(g.shortest_path(id, p.alice.id));
+    EXPECT_FALSE(g.shortest_path(p.alice.id, id));
+    EXPECT_TRUE(g.all_paths(id, p.alice.id).empty());
+    EXPECT_FALSE(g.degree_centrality(id));
+    EXPECT_TRUE(g.bfs(id).empty());
+    EXPECT_TRUE(g.dfs(id).empty());
+  }
+  const std::vector<std::pair<std::string, ElementId>> missing_edges{
+      {"garbage", ElementId("garbage")},
+      {"empty", ElementId("")},
+      {"vertex id used as an edge id", p.alice.id},
+      {"edge of another instance", foreign_edge.id}};
+  for (const auto& [what, id] : missing_edges) {
+    SCOPED_TRACE(what);
+    EXPECT_FALSE(g.find_edge_by_id("KNOWS", id));
+    EXPECT_FALSE(g.update_edge("KNOWS", id, {{"since", 1}}));
+    EXPECT_FALSE(g.delete_edge("KNOWS", id));
+  }
+  EXPECT_EQ(g.count_vertices("Person"), 4);
+  EXPECT_EQ(g.count_edges("KNOWS"), 3);
+  // The other instance is untouched too.
+  EXPECT_EQ(other->count_vertices("Person"), 2);
+  EXPECT_EQ(other->find_vertex_by_id("Person", foreign.id), foreign);
+}
+
+TYPED_TEST_P(GraphConformance, LabelMismatchFindsNothing) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  EXPECT_FALSE(g.find_vertex_by_id("Robot", p.alice.id));
+  EXPECT_FALSE(g.update_vertex("Robot", p.alice.id, {{"age", 99}}));
+  EXPECT_FALSE(g.delete_vertex("Robot", p.alice.id));
+  EXPECT_EQ(g.find_vertex_by_id("Person", p.alice.id), p.alice) << "mismatched writes changed it";
+  EXPECT_EQ(g.count_vertices("Robot"), 0);
+
+  EXPECT_FALSE(g.find_edge_by_id("FOLLOWS", p.alice_knows_bob.id));
+  EXPECT_FALSE(g.update_edge("FOLLOWS", p.alice_knows_bob.id, {{"since", 1999}}));
+  EXPECT_FALSE(g.delete_edge("FOLLOWS", p.alice_knows_bob.id));
+  EXPECT_EQ(g.find_edge_by_id("KNOWS", p.alice_knows_bob.id), p.alice_knows_bob);
+  EXPECT_EQ(g.count_edges("KNOWS"), 3);
+}
+
+TYPED_TEST_P(GraphConformance, MalformedLabelsInLookupsFindNothing) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  EXPECT_FALSE(g.find_vertex_by_id("", p.alice.id));
+  EXPECT_FALSE(g.find_vertex_by_id("not a label", p.alice.id));
+  EXPECT_TRUE(g.find_vertices_by_label("").empty());
+  EXPECT_TRUE(g.find_vertices_by_label("1x").empty());
+  EXPECT_EQ(g.count_vertices(""), 0);
+  EXPECT_FALSE(g.find_edge_by_id("", p.alice_knows_bob.id));
+  EXPECT_TRUE(g.find_edges_by_label("not a label").empty());
+  EXPECT_EQ(g.count_edges(""), 0);
+}
+
+TYPED_TEST_P(GraphConformance, FindVerticesFiltersWithTypedEquality) {
+  auto& g = this->graph();
+  g.create_vertex("Person", {{"name", "int"}, {"age", 30}});
+  g.create_vertex("Person", {{"name", "double"}, {"age", 30.0}});
+  g.create_vertex("Person", {{"name", "string"}, {"age", "30"}});
+  g.create_vertex("Person", {{"name", "other"}, {"age", 31}});
+  g.create_vertex("Person", {{"name", "ageless"}});
+  g.create_vertex("Person", {{"name", "bool"}, {"age", true}});
+  g.create_vertex("Robot", {{"name", "robot"}, {"age", 30}});
+
+  EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"age", 30}})), Strings{"int"});
+  EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"age", 30.0}})), Strings{"double"});
+  EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"age", "30"}})), Strings{"string"});
+  EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"age", 1}})), Strings{});
+  EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"age", true}})), Strings{"bool"});
+  // A null filter value matches an absent key.
+  EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"age", nullptr}})), Strings{"ageless"});
+  // Every filter entry must match.
+  EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"age", 30}, {"name", "int"}})),
+            Strings{"int"});
+  EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"age", 30}, {"name", "double"}})),
+            Strings{});
+  // The empty filter matches every vertex of the label, ascending id = creation order.
+  EXPECT_EQ(names(g.find_vertices_by_label("Person")),
+            (Strings{"int", "double", "string", "other", "ageless", "bool"}));
+  EXPECT_EQ(names(g.find_vertices_by_label("Robot", {{"age", 30}})), Strings{"robot"});
+}
+
+TYPED_TEST_P(GraphConformance, ResultsAreSortedById) {
+  auto& g = this->graph();
+  // Twelve of each, so numbered ids cross a digit boundary (shortlex, not plain string order).
+  std::vector<Vertex> vertices;
+  for (int i = 0; i < 12; ++i) vertices.push_back(node(g, fmt::format("n{}", i)));
+  std::vector<Edge> edges;
+  for (int i = 0; i < 12; ++i) edges.push_back(link(g, vertices[i], vertices[(i + 1) % 12]));
+  for (std::size_t i = 1; i < vertices.size(); ++i) {
+    EXPECT_LT(vertices[i - 1].id, vertices[i].id) << "ids must ascend in creation order";
+    EXPECT_LT(edges[i - 1].id, edges[i].id) << "ids must ascend in creation order";
+  }
+  EXPECT_EQ(ids_of(g.find_vertices_by_label("Node")), ids_of(vertices));
+  EXPECT_EQ(ids_of(g.find_edges_by_label("LINK")), ids_of(edges));
+  // Other id-ordered results: neighbours and component members.
+  // Around the ring from n0: every other vertex, ascending id.
+  const std::vector<Vertex> rest(vertices.begin() + 1, vertices.end());
+  EXPECT_EQ(ids_of(g.neighbors(vertices[0].id, {.max_depth = 12})), ids_of(rest));
+  const auto components = g.connected_components();
+  ASSERT_EQ(components.size(), 1u);
+  EXPECT_EQ(ids_of(components[0].vertices), ids_of(vertices));
+}
+
+TYPED_TEST_P(GraphConformance, UpdateVertexMergesAndNullRemoves) {
+  auto& g = this->graph();
+  const auto v = g.create_vertex("Person", {{"name", "Alice"}, {"age", 30}, {"city", "Paris"}});
+  const auto updated =
+      g.update_vertex("Person", v.id, {{"age", 31}, {"city", nullptr}, {"email", "a@x.org"}});
+  ASSERT_TRUE(updated);
+  EXPECT_EQ(updated->id, v.id);
+  EXPECT_EQ(updated->label, "Person");
+  EXPECT_EQ(updated->properties, (Properties{{"age", 31}, {"email", "a@x.org"}, {"name", "Alice"}}));
+  EXPECT_EQ(g.find_vertex_by_id("Person", v.id), updated);
+  // An empty patch and removing an absent key change nothing.
+  EXPECT_EQ(g.update_vertex("Person", v.id, {}), updated);
+  EXPECT_EQ(g.update_vertex("Person", v.id, {{"nothing", nullptr}}), updated);
+  // A value may change type.
+  const auto retyped = g.update_vertex("Person", v.id, {{"age", 31.0}});
+  ASSERT_TRUE(retyped);
+  EXPECT_TRUE(retyped->properties["age"].is_double());
+  EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"age", 31}})), Strings{});
+  EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"age", 31.0}})), Strings{"Alice"});
+}
+
+TYPED_TEST_P(GraphConformance, DeleteVertexRemovesIncidentEdges) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  const auto loop = link(g, p.charlie, p.charlie, "LIKES");
+  ASSERT_TRUE(g.delete_vertex("Person", p.charlie.id));
+  EXPECT_FALSE(g.delete_vertex("Person", p.charlie.id)) << "second delete";
+  EXPECT_FALSE(g.find_vertex_by_id("Person", p.charlie.id));
+  EXPECT_EQ(g.count_vertices("Person"), 3);
+  // Charlie was an endpoint of Bob->Charlie, Charlie->Dave, Alice->Charlie and its self-loop.
+  EXPECT_FALSE(g.find_edge_by_id("KNOWS", p.bob_knows_charlie.id));
+  EXPECT_FALSE(g.find_edge_by_id("KNOWS", p.charlie_knows_dave.id));
+  EXPECT_FALSE(g.find_edge_by_id("FOLLOWS", p.alice_follows_charlie.id));
+  EXPECT_FALSE(g.find_edge_by_id("LIKES", loop.id));
+  EXPECT_EQ(g.find_edge_by_id("KNOWS", p.alice_knows_bob.id), p.alice_knows_bob);
+  EXPECT_EQ(g.count_edges("KNOWS"), 1);
+  EXPECT_EQ(g.count_edges("FOLLOWS"), 0);
+  EXPECT_EQ(g.count_edges("LIKES"), 0);
+  EXPECT_EQ(total_edges(g), 1);
+  EXPECT_EQ(names(g.neighbors(p.bob.id, {.direction = Direction::both})), Strings{"Alice"});
+  EXPECT_EQ(g.degree_centrality(p.dave.id), (Degree{p.dave.id, 0, 0}));
+}
+
+TYPED_TEST_P(GraphConformance, CountsArePerLabel) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  node(g, "r1", "Robot");
+  node(g, "r2", "Robot");
+  EXPECT_EQ(g.count_vertices("Person"), 4);
+  EXPECT_EQ(g.count_vertices("Robot"), 2);
+  EXPECT_EQ(g.count_vertices("Nobody"), 0);
+  EXPECT_EQ(g.count_edges("KNOWS"), 3);
+  EXPECT_EQ(g.count_edges("FOLLOWS"), 1);
+  EXPECT_EQ(g.count_edges("LIKES"), 0);
+  ASSERT_TRUE(g.delete_edge("KNOWS", p.alice_knows_bob.id));
+  EXPECT_EQ(g.count_edges("KNOWS"), 2);
+}
+
+// == edges ===================================================================================
+
+TYPED_TEST_P(GraphConformance, CreateEdgeReturnsWhatFindReturns) {
+  auto& g = this->graph();
+  const auto a = node(g, "a");
+  const auto b = node(g, "b");
+  const auto e = g.create_edge(a.id, b.id, "KNOWS", {{"since", 2020}, {"note", nullptr}});
+  EXPECT_FALSE(e.id.empty());
+  EXPECT_EQ(e.label, "KNOWS");
+  EXPECT_EQ(e.from, a.id);
+  EXPECT_EQ(e.to, b.id);
+  EXPECT_EQ(e.properties, (Properties{{"since", 2020}})) << "null properties are dropped";
+  EXPECT_EQ(g.find_edge_by_id("KNOWS", e.id), e);
+  // Self-loops and parallel edges are ordinary edges.
+  const auto loop = g.create_edge(a.id, a.id, "KNOWS");
+  const auto parallel = g.create_edge(a.id, b.id, "KNOWS");
+  EXPECT_EQ(loop.from, loop.to);
+  EXPECT_NE(parallel.id, e.id);
+  EXPECT_EQ(g.count_edges("KNOWS"), 3);
+  EXPECT_EQ(ids_of(g.find_edges_by_label("KNOWS")), (std::vector{e.id, loop.id, parallel.id}));
+}
+
+TYPED_TEST_P(GraphConformance, CreateEdgeWithMissingEndpointThrowsNotFound) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  const auto gone = g.create_vertex("Person", {{"name", "Gone"}});
+  ASSERT_TRUE(g.delete_vertex("Person", gone.id));
+  auto other = this->other_instance();
+  ASSERT_NE(other, nullptr);
+  const auto foreign = other->create_vertex("Person", {{"name", "Foreign"}});
+
+  for (const auto& missing : {ElementId("garbage"), ElementId(""), gone.id, foreign.id,
+                              p.alice_knows_bob.id}) {
+    SCOPED_TRACE(missing.str());
+    EXPECT_THROW(g.create_edge(missing, p.bob.id, "LINK"), NotFound);
+    EXPECT_THROW(g.create_edge(p.alice.id, missing, "LINK"), NotFound);
+    EXPECT_THROW(g.create_edge(missing, missing, "LINK"), NotFound);
+  }
+  EXPECT_EQ(g.count_edges("LINK"), 0);
+  EXPECT_EQ(total_edges(g), 4);
+  EXPECT_EQ(g.degree_centrality(p.alice.id), (Degree{p.alice.id, 0, 2}));
+  EXPECT_EQ(g.degree_centrality(p.bob.id), (Degree{p.bob.id, 1, 1}));
+}
+
+TYPED_TEST_P(GraphConformance, CreateEdgeRejectsBadLabelsAndChangesNothing) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  for (const std::string label : {"", " ", "has space", "9lives", "KNOWS!", "KNÖWS"}) {
+    EXPECT_THROW(g.create_edge(p.alice.id, p.bob.id, label), InvalidArgument)
+        << "label \"" << label << "\"";
+  }
+  EXPECT_EQ(total_edges(g), 4);
+  EXPECT_EQ(g.degree_centrality(p.alice.id), (Degree{p.alice.id, 0, 2}));
+}
+
+TYPED_TEST_P(GraphConformance, UpdateEdgeMergesAndNullRemoves) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  const auto updated = g.update_edge("KNOWS", p.alice_knows_bob.id,
+                                     {{"since", nullptr}, {"weight", 0.5}, {"via", "school"}});
+  ASSERT_TRUE(updated);
+  EXPECT_EQ(updated->id, p.alice_knows_bob.id);
+  EXPECT_EQ(updated->label, "KNOWS");
+  EXPECT_EQ(updated->from, p.alice.id);
+  EXPECT_EQ(updated->to, p.bob.id);
+  EXPECT_EQ(updated->properties, (Properties{{"via", "school"}, {"weight", 0.5}}));
+  EXPECT_EQ(g.find_edge_by_id("KNOWS", p.alice_knows_bob.id), updated);
+  EXPECT_EQ(g.update_edge("KNOWS", p.alice_knows_bob.id, {}), updated);
+}
+
+TYPED_TEST_P(GraphConformance, DeleteEdgeKeepsItsEndpoints) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  ASSERT_TRUE(g.delete_edge("FOLLOWS", p.alice_follows_charlie.id));
+  EXPECT_FALSE(g.delete_edge("FOLLOWS", p.alice_follows_charlie.id)) << "second delete";
+  EXPECT_FALSE(g.find_edge_by_id("FOLLOWS", p.alice_follows_charlie.id));
+  EXPECT_EQ(g.count_edges("FOLLOWS"), 0);
+  EXPECT_EQ(g.count_vertices("Person"), 4);
+  EXPECT_EQ(g.find_vertex_by_id("Person", p.alice.id), p.alice);
+  EXPECT_EQ(g.find_vertex_by_id("Person", p.charlie.id), p.charlie);
+  EXPECT_EQ(names(g.neighbors(p.alice.id)), Strings{"Bob"});
+}
+
+TYPED_TEST_P(GraphConformance, FindEdgesFiltersWithTypedEquality) {
+  auto& g = this->graph();
+  const auto a = node(g, "a");
+  const auto as_int = link(g, a, a, "SINCE", {{"since", 2020}});
+  const auto as_double = link(g, a, a, "SINCE", {{"since", 2020.0}});
+  const auto as_string = link(g, a, a, "SINCE", {{"since", "2020"}});
+  const auto without = link(g, a, a, "SINCE");
+  EXPECT_EQ(ids_of(g.find_edges_by_label("SINCE", {{"since", 2020}})), std::vector{as_int.id});
+  EXPECT_EQ(ids_of(g.find_edges_by_label("SINCE", {{"since", 2020.0}})), std::vector{as_double.id});
+  EXPECT_EQ(ids_of(g.find_edges_by_label("SINCE", {{"since", "2020"}})), std::vector{as_string.id});
+  EXPECT_EQ(ids_of(g.find_edges_by_label("SINCE", {{"since", nullptr}})), std::vector{without.id});
+  EXPECT_EQ(ids_of(g.find_edges_by_label("SINCE")),
+            (std::vector{as_int.id, as_double.id, as_string.id, without.id}));
+  EXPECT_TRUE(g.find_edges_by_label("LINK", {{"since", 2020}}).empty());
+}
+
+// == neighbors ===============================================================================
+
+TYPED_TEST_P(GraphConformance, NeighborsFollowDirection) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  // Alice's out-edges: KNOWS->Bob, FOLLOWS->Charlie.
+  EXPECT_EQ(names(g.neighbors(p.alice.id)), (Strings{"Bob", "Charlie"}));
+  EXPECT_EQ(names(g.neighbors(p.dave.id)), Strings{});
+  EXPECT_EQ(names(g.neighbors(p.dave.id, {.direction = Direction::in})), Strings{"Charlie"});
+  EXPECT_EQ(names(g.neighbors(p.charlie.id, {.direction = Direction::in})),
+            (Strings{"Alice", "Bob"}));
+  EXPECT_EQ(names(g.neighbors(p.charlie.id, {.direction = Direction::out})), Strings{"Dave"});
+  EXPECT_EQ(names(g.neighbors(p.charlie.id, {.direction = Direction::both})),
+            (Strings{"Alice", "Bob", "Dave"}));
+}
+
+TYPED_TEST_P(GraphConformance, NeighborsAtDepthTwoAreDeduplicated) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  // Charlie is one hop (FOLLOWS) and two hops (via Bob) from Alice: listed once.
+  EXPECT_EQ(names(g.neighbors(p.alice.id, {.max_depth = 2})), (Strings{"Bob", "Charlie", "Dave"}));
+  EXPECT_EQ(names(g.neighbors(p.alice.id, {.max_depth = 3})), (Strings{"Bob", "Charlie", "Dave"}));
+  // In-edges: Dave <- Charlie <- {Bob, Alice}.
+  EXPECT_EQ(names(g.neighbors(p.dave.id, {.direction = Direction::in, .max_depth = 2})),
+            (Strings{"Alice", "Bob", "Charlie"}));
+  EXPECT_EQ(names(g.neighbors(p.bob.id, {.max_depth = 2})), (Strings{"Charlie", "Dave"}));
+}
+
+TYPED_TEST_P(GraphConformance, NeighborsFilterByEdgeLabel) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  EXPECT_EQ(names(g.neighbors(p.alice.id, {.edge_label = "KNOWS"})), Strings{"Bob"});
+  EXPECT_EQ(names(g.neighbors(p.alice.id, {.edge_label = "KNOWS", .max_depth = 2})),
+            (Strings{"Bob", "Charlie"}));
+  // Charlie's only out-edge is KNOWS, which a FOLLOWS traversal does not take.
+  EXPECT_EQ(names(g.neighbors(p.alice.id, {.edge_label = "FOLLOWS", .max_depth = 2})),
+            Strings{"Charlie"});
+  EXPECT_EQ(names(g.neighbors(p.charlie.id, {.edge_label = "FOLLOWS", .direction = Direction::in})),
+            Strings{"Alice"});
+  EXPECT_EQ(names(g.neighbors(p.alice.id, {.edge_label = "NONE"})), Strings{});
+}
+
+TYPED_TEST_P(GraphConformance, NeighborsNeverIncludeTheStart) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  // Two hops from Bob in both directions lead back to Bob (via Alice or Charlie).
+  EXPECT_EQ(names(g.neighbors(p.bob.id, {.direction = Direction::both, .max_depth = 2})),
+            (Strings{"Alice", "Charlie", "Dave"}));
+  const auto x = node(g, "x");
+  const auto y = node(g, "y");
+  link(g, x, x);
+  link(g, x, y);
+  link(g, y, x);
+  EXPECT_EQ(names(g.neighbors(x.id)), Strings{"y"});
+  EXPECT_EQ(names(g.neighbors(x.id, {.max_depth = 2})), Strings{"y"});
+  EXPECT_EQ(names(g.neighbors(y.id, {.max_depth = 3})), Strings{"x"});
+}
+
+TYPED_TEST_P(GraphConformance, NeighborsAreSortedByIdNotDiscoveryOrder) {
+  auto& g = this->graph();
+  const auto s = node(g, "s");
+  const auto p = node(g, "p");
+  const auto q = node(g, "q");
+  link(g, s, q);  // q is discovered first ...
+  link(g, s, p);
+  EXPECT_EQ(names(g.neighbors(s.id)), (Strings{"p", "q"}));  // ... p has the smaller id
+}
+
+// == shortest_path ===========================================================================
+
+TYPED_TEST_P(GraphConformance, ShortestPathHasFewestEdges) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  // Alice->Charlie->Dave (2 edges) beats Alice->Bob->Charlie->Dave (3).
+  const auto path = g.shortest_path(p.alice.id, p.dave.id);
+  ASSERT_TRUE(path);
+  EXPECT_EQ(render(*path), "Alice -FOLLOWS-> Charlie -KNOWS-> Dave");
+  EXPECT_EQ(path->length(), 2u);
+  EXPECT_EQ(ids_of(path->edges), (std::vector{p.alice_follows_charlie.id, p.charlie_knows_dave.id}));
+  // Path elements are full snapshots.
+  EXPECT_EQ(path->vertices.front(), p.alice);
+  EXPECT_EQ(path->vertices.back(), p.dave);
+  EXPECT_EQ(path->edges.front(), p.alice_follows_charlie);
+  // The benchmark's call.
+  EXPECT_EQ(g.shortest_path(p.alice.id, p.dave.id, {.max_depth = 4}), path);
+}
+
+TYPED_TEST_P(GraphConformance, ShortestPathFollowsDirection) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  const auto out = g.shortest_path(p.alice.id, p.dave.id, {.direction = Direction::out});
+  ASSERT_TRUE(out);
+  EXPECT_EQ(render(*out), "Alice -FOLLOWS-> Charlie -KNOWS-> Dave");
+  EXPECT_FALSE(g.shortest_path(p.alice.id, p.dave.id, {.direction = Direction::in}));
+  EXPECT_FALSE(g.shortest_path(p.dave.id, p.alice.id, {.direction = Direction::out}));
+  const auto in = g.shortest_path(p.dave.id, p.alice.id, {.direction = Direction::in});
+  ASSERT_TRUE(in);
+  EXPECT_EQ(render(*in), "Dave <-KNOWS- Charlie <-FOLLOWS- Alice");
+  // The default direction is both.
+  const auto both = g.shortest_path(p.dave.id, p.alice.id);
+  ASSERT_TRUE(both);
+  EXPECT_EQ(render(*both), "Dave <-KNOWS- Charlie <-FOLLOWS- Alice");
+}
+
+TYPED_TEST_P(GraphConformance, ShortestPathFiltersByEdgeLabelWithinMaxDepth) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  const auto knows = g.shortest_path(p.alice.id, p.dave.id, {.edge_label = "KNOWS"});
+  ASSERT_TRUE(knows);
+  EXPECT_EQ(render(*knows), "Alice -KNOWS-> Bob -KNOWS-> Charlie -KNOWS-> Dave");
+  EXPECT_FALSE(g.shortest_path(p.alice.id, p.dave.id, {.edge_label = "FOLLOWS"}));
+  EXPECT_FALSE(g.shortest_path(p.alice.id, p.dave.id, {.max_depth = 1}));
+  EXPECT_FALSE(g.shortest_path(p.alice.id, p.dave.id, {.edge_label = "KNOWS", .max_depth = 2}));
+  EXPECT_TRUE(g.shortest_path(p.alice.id, p.dave.id, {.edge_label = "KNOWS", .max_depth = 3}));
+}
+
+TYPED_TEST_P(GraphConformance, ShortestPathToItselfHasZeroLength) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  const auto path = g.shortest_path(p.alice.id, p.alice.id);
+  ASSERT_TRUE(path);
+  EXPECT_EQ(path->length(), 0u);
+  EXPECT_EQ(path->vertices, std::vector{p.alice});
+  EXPECT_TRUE(path->edges.empty());
+}
+
+TYPED_TEST_P(GraphConformance, ShortestPathWithoutPathIsEmpty) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  const auto eve = g.create_vertex("Person", {{"name", "Eve"}});
+  EXPECT_FALSE(g.shortest_path(p.alice.id, eve.id));
+  EXPECT_FALSE(g.shortest_path(eve.id, p.alice.id));
+  EXPECT_FALSE(g.shortest_path(p.alice.id, eve.id, {.weight_property = "w"}));
+  EXPECT_TRUE(g.all_paths(p.alice.id, eve.id).empty());
+}
+
+TYPED_TEST_P(GraphConformance, ShortestPathTieGoesToLowerEdgeIds) {
+  auto& g = this->graph();
+  const auto s = node(g, "S");
+  const auto p = node(g, "P");
+  const auto q = node(g, "Q");
+  const auto t = node(g, "T");
+  // Two 2-edge paths. S's first edge (by id) leads to Q, so the path through Q is found first,
+  // although P has the smaller vertex id.
+  link(g, s, q);
+  link(g, s, p);
+  link(g, p, t);
+  link(g, q, t);
+  for (auto direction : {Direction::out, Direction::both}) {
+    const auto path = g.shortest_path(s.id, t.id, {.direction = direction});
+    ASSERT_TRUE(path);
+    EXPECT_EQ(render(*path), "S -LINK-> Q -LINK-> T");
+  }
+}
+
+TYPED_TEST_P(GraphConformance, WeightedShortestPathPrefersCheaperLongerPath) {
+  auto& g = this->graph();
+  const auto s = node(g, "S");
+  const auto a = node(g, "A");
+  const auto b = node(g, "B");
+  const auto t = node(g, "T");
+  link(g, s, a, "ROAD", {{"km", 1}});
+  link(g, a, b, "ROAD", {{"km", 1.5}});
+  link(g, b, t, "ROAD", {{"km", 1}});
+  link(g, s, t, "ROAD", {{"km", 5.0}});
+  // Unweighted: one edge. Weighted: 1 + 1.5 + 1 = 3.5 < 5.
+  const auto fewest = g.shortest_path(s.id, t.id);
+  ASSERT_TRUE(fewest);
+  EXPECT_EQ(render(*fewest), "S -ROAD-> T");
+  const auto cheapest = g.shortest_path(s.id, t.id, {.weight_property = "km"});
+  ASSERT_TRUE(cheapest);
+  EXPECT_EQ(render(*cheapest), "S -ROAD-> A -ROAD-> B -ROAD-> T");
+  // max_depth does not bound a weighted search.
+  const auto deep = g.shortest_path(s.id, t.id, {.max_depth = 1, .weight_property = "km"});
+  ASSERT_TRUE(deep);
+  EXPECT_EQ(render(*deep), "S -ROAD-> A -ROAD-> B -ROAD-> T");
+  // Direction still applies: backwards along out-edges there is nothing.
+  EXPECT_FALSE(
+      g.shortest_path(t.id, s.id, {.direction = Direction::out, .weight_property = "km"}));
+}
+
+TYPED_TEST_P(GraphConformance, WeightedShortestPathCountsMissingWeightAsOne) {
+  auto& g = this->graph();
+  const auto s = node(g, "S");
+  const auto x = node(g, "X");
+  const auto t = node(g, "T");
+  link(g, s, x, "ROAD");  // no weight: 1
+  link(g, x, t, "ROAD");  // no weight: 1
+  const auto direct = link(g, s, t, "ROAD", {{"km", 1.5}});
+  // 1.5 < 1 + 1: the direct edge (a missing weight is not 0).
+  auto path = g.shortest_path(s.id, t.id, {.weight_property = "km"});
+  ASSERT_TRUE(path);
+  EXPECT_EQ(render(*path), "S -ROAD-> T");
+  // 2.5 > 1 + 1: through X (a missing weight is not "impassable" either).
+  ASSERT_TRUE(g.update_edge("ROAD", direct.id, {{"km", 2.5}}));
+  path = g.shortest_path(s.id, t.id, {.weight_property = "km"});
+  ASSERT_TRUE(path);
+  EXPECT_EQ(render(*path), "S -ROAD-> X -ROAD-> T");
+}
+
+TYPED_TEST_P(GraphConformance, WeightedShortestPathRejectsNegativeOrNonNumericWeight) {
+  auto& g = this->graph();
+  const auto s = node(g, "S");
+  const auto t = node(g, "T");
+  const auto road = link(g, s, t, "ROAD", {{"km", -1.0}});
+  EXPECT_THROW(g.shortest_path(s.id, t.id, {.weight_property = "km"}), InvalidArgument);
+  ASSERT_TRUE(g.update_edge("ROAD", road.id, {{"km", -2}}));
+  EXPECT_THROW(g.shortest_path(s.id, t.id, {.weight_property = "km"}), InvalidArgument);
+  ASSERT_TRUE(g.update_edge("ROAD", road.id, {{"km", "far"}}));
+  EXPECT_THROW(g.shortest_path(s.id, t.id, {.weight_property = "km"}), InvalidArgument);
+  // Zero is a valid weight.
+  ASSERT_TRUE(g.update_edge("ROAD", road.id, {{"km", 0}}));
+  EXPECT_TRUE(g.shortest_path(s.id, t.id, {.weight_property = "km"}));
+}
+
+// == all_paths ===============================================================================
+
+TYPED_TEST_P(GraphConformance, AllPathsShortestFirst) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  // Direction both: the simple paths Alice..Dave all end Charlie->Dave; Charlie is reached
+  // directly (FOLLOWS) or via Bob. Alice-Charlie-Bob is a dead end (Bob's edges go to visited
+  // vertices).
+  const Strings expected{"Alice -FOLLOWS-> Charlie -KNOWS-> Dave",
+                         "Alice -KNOWS-> Bob -KNOWS-> Charlie -KNOWS-> Dave"};
+  EXPECT_EQ(render(g.all_paths(p.alice.id, p.dave.id)), expected);
+  EXPECT_EQ(render(g.all_paths(p.alice.id, p.dave.id, {.max_depth = 4})), expected);
+  EXPECT_EQ(render(g.all_paths(p.alice.id, p.dave.id, {.direction = Direction::out})), expected);
+  EXPECT_EQ(render(g.all_paths(p.alice.id, p.dave.id, {.direction = Direction::in})), Strings{});
+  EXPECT_EQ(render(g.all_paths(p.dave.id, p.alice.id, {.direction = Direction::in})),
+            (Strings{"Dave <-KNOWS- Charlie <-FOLLOWS- Alice",
+                     "Dave <-KNOWS- Charlie <-KNOWS- Bob <-KNOWS- Alice"}));
+  EXPECT_EQ(render(g.all_paths(p.alice.id, p.dave.id, {.edge_label = "KNOWS"})),
+            Strings{"Alice -KNOWS-> Bob -KNOWS-> Charlie -KNOWS-> Dave"});
+}
+
+TYPED_TEST_P(GraphConformance, AllPathsBoundedByMaxDepthAndMaxPaths) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  EXPECT_EQ(render(g.all_paths(p.alice.id, p.dave.id, {.max_depth = 2})),
+            Strings{"Alice -FOLLOWS-> Charlie -KNOWS-> Dave"});
+  EXPECT_EQ(render(g.all_paths(p.alice.id, p.dave.id, {.max_depth = 1})), Strings{});
+  // The cap keeps the shortest: the result is a prefix of the uncapped one.
+  EXPECT_EQ(render(g.all_paths(p.alice.id, p.dave.id, {.max_paths = 1})),
+            Strings{"Alice -FOLLOWS-> Charlie -KNOWS-> Dave"});
+}
+
+TYPED_TEST_P(GraphConformance, AllPathsTreatParallelEdgesAsDistinct) {
+  auto& g = this->graph();
+  const auto x = node(g, "X");
+  const auto y = node(g, "Y");
+  const auto z = node(g, "Z");
+  const auto first = link(g, x, y);
+  const auto second = link(g, x, y);
+  const auto last = link(g, y, z);
+  const auto paths = g.all_paths(x.id, z.id);
+  ASSERT_EQ(paths.size(), 2u);
+  EXPECT_EQ(ids_of(paths[0].edges), (std::vector{first.id, last.id}));
+  EXPECT_EQ(ids_of(paths[1].edges), (std::vector{second.id, last.id}));
+}
+
+TYPED_TEST_P(GraphConformance, AllPathsOfEqualLengthComeInEdgeIdOrder) {
+  auto& g = this->graph();
+  const auto s = node(g, "S");
+  const auto p = node(g, "P");
+  const auto q = node(g, "Q");
+  const auto t = node(g, "T");
+  link(g, s, q);  // S's lowest edge id leads to Q
+  link(g, s, p);
+  link(g, p, t);
+  link(g, q, t);
+  EXPECT_EQ(render(g.all_paths(s.id, t.id)),
+            (Strings{"S -LINK-> Q -LINK-> T", "S -LINK-> P -LINK-> T"}));
+}
+
+TYPED_TEST_P(GraphConformance, AllPathsCountEdgesEvenWithWeights) {
+  auto& g = this->graph();
+  const auto s = node(g, "S");
+  const auto a = node(g, "A");
+  const auto t = node(g, "T");
+  link(g, s, a, "ROAD", {{"km", 1}});
+  link(g, a, t, "ROAD", {{"km", 1}});
+  link(g, s, t, "ROAD", {{"km", 9}});
+  EXPECT_EQ(render(g.all_paths(s.id, t.id, {.weight_property = "km"})),
+            (Strings{"S -ROAD-> T", "S -ROAD-> A -ROAD-> T"}));
+}
+
+// == bfs / dfs ===============================================================================
+
+TYPED_TEST_P(GraphConformance, BfsVisitsInLevelOrder) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  // Alice's out-edges in id order: KNOWS->Bob, FOLLOWS->Charlie; Dave is Charlie's child.
+  const auto visits = g.bfs(p.alice.id);
+  EXPECT_EQ(render(visits), (Strings{"Alice@0", "Bob@1<Alice", "Charlie@1<Alice", "Dave@2<Charlie"}));
+  ASSERT_FALSE(visits.empty());
+  EXPECT_EQ(visits.front().vertex, p.alice);
+  EXPECT_EQ(visits.front().depth, 0);
+  EXPECT_FALSE(visits.front().parent);
+  ASSERT_EQ(visits.size(), 4u);
+  EXPECT_EQ(visits[3].parent, p.charlie.id);
+}
+
+TYPED_TEST_P(GraphConformance, DfsVisitsInPreOrder) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  // Alice -> Bob (first edge) -> Charlie -> Dave; Alice's FOLLOWS edge then finds Charlie seen.
+  const auto visits = g.dfs(p.alice.id);
+  EXPECT_EQ(render(visits), (Strings{"Alice@0", "Bob@1<Alice", "Charlie@2<Bob", "Dave@3<Charlie"}));
+  ASSERT_FALSE(visits.empty());
+  EXPECT_EQ(visits.front().vertex, p.alice);
+  EXPECT_FALSE(visits.front().parent);
+}
+
+TYPED_TEST_P(GraphConformance, TraversalsStopAtMaxDepthAndMaxVertices) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  EXPECT_EQ(render(g.bfs(p.alice.id, {.max_depth = 1})),
+            (Strings{"Alice@0", "Bob@1<Alice", "Charlie@1<Alice"}));
+  EXPECT_EQ(render(g.dfs(p.alice.id, {.max_depth = 2})),
+            (Strings{"Alice@0", "Bob@1<Alice", "Charlie@2<Bob"}));
+  EXPECT_EQ(render(g.bfs(p.alice.id, {.max_vertices = 2})), (Strings{"Alice@0", "Bob@1<Alice"}));
+  EXPECT_EQ(render(g.dfs(p.alice.id, {.max_vertices = 3})),
+            (Strings{"Alice@0", "Bob@1<Alice", "Charlie@2<Bob"}));
+}
+
+TYPED_TEST_P(GraphConformance, TraversalsFollowDirectionAndEdgeLabel) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  // Charlie's in-edges in id order: Bob->Charlie, then Alice->Charlie (FOLLOWS, created last).
+  EXPECT_EQ(render(g.bfs(p.dave.id, {.direction = Direction::in})),
+            (Strings{"Dave@0", "Charlie@1<Dave", "Bob@2<Charlie", "Alice@2<Charlie"}));
+  EXPECT_EQ(render(g.dfs(p.dave.id, {.direction = Direction::in})),
+            (Strings{"Dave@0", "Charlie@1<Dave", "Bob@2<Charlie", "Alice@3<Bob"}));
+  EXPECT_EQ(render(g.bfs(p.alice.id, {.edge_label = "KNOWS"})),
+            (Strings{"Alice@0", "Bob@1<Alice", "Charlie@2<Bob", "Dave@3<Charlie"}));
+  EXPECT_EQ(render(g.dfs(p.alice.id, {.edge_label = "FOLLOWS"})),
+            (Strings{"Alice@0", "Charlie@1<Alice"}));
+  EXPECT_EQ(render(g.bfs(p.dave.id)), Strings{"Dave@0"});
+}
+
+TYPED_TEST_P(GraphConformance, TraversalsExpandEdgesInIdOrder) {
+  auto& g = this->graph();
+  const auto s = node(g, "S");
+  const auto p = node(g, "P");
+  const auto q = node(g, "Q");
+  const auto r = node(g, "R");
+  link(g, s, q);
+  link(g, s, p);
+  link(g, q, r);
+  link(g, r, s);  // back to the start: not visited again
+  link(g, s, s);  // self-loop: not visited again
+  EXPECT_EQ(render(g.bfs(s.id)), (Strings{"S@0", "Q@1<S", "P@1<S", "R@2<Q"}));
+  EXPECT_EQ(render(g.dfs(s.id)), (Strings{"S@0", "Q@1<S", "R@2<Q", "P@1<S"}));
+}
+
+TYPED_TEST_P(GraphConformance, BothDirectionsExpandIncidentEdgesInIdOrder) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  // Bob's incident edges in id order: Alice->Bob (in), then Bob->Charlie (out).
+  EXPECT_EQ(render(g.bfs(p.bob.id, {.direction = Direction::both})),
+            (Strings{"Bob@0", "Alice@1<Bob", "Charlie@1<Bob", "Dave@2<Charlie"}));
+  // From Alice the next unvisited edge is Alice->Charlie.
+  EXPECT_EQ(render(g.dfs(p.bob.id, {.direction = Direction::both})),
+            (Strings{"Bob@0", "Alice@1<Bob", "Charlie@2<Alice", "Dave@3<Charlie"}));
+
+  auto other = this->other_instance();
+  ASSERT_NE(other, nullptr);
+  auto& h = *other;
+  const auto s = node(h, "S");
+  const auto a = node(h, "A");
+  const auto b = node(h, "B");
+  const auto t = node(h, "T");
+  link(h, b, s);  // S's lowest edge id is an in-edge, to B
+  link(h, s, a);
+  link(h, a, t);
+  link(h, b, t);
+  const auto path = h.shortest_path(s.id, t.id);
+  ASSERT_TRUE(path);
+  EXPECT_EQ(render(*path), "S <-LINK- B -LINK-> T");
+  EXPECT_EQ(render(h.all_paths(s.id, t.id)),
+            (Strings{"S <-LINK- B -LINK-> T", "S -LINK-> A -LINK-> T"}));
+}
+
+// == page_rank ===============================================================================
+
+// Expected scores are the fixed point of the damped walk with dangling rank spread evenly:
+//   PR(v) = (1 - d)/N + d * (sum over u->v of PR(u)/out(u) + sum over dangling u of PR(u)/N),
+// with d = 0.85, solved by hand for each small graph. Exact comparisons use many iterations and
+// a tiny tolerance; with the defaults only order and sum are checked.
+inline PageRankOptions converged() { return {.iterations = 1000, .tolerance = 1e-15}; }
+
+TYPED_TEST_P(GraphConformance, PageRankStarRanksTheHubFirst) {
+  auto& g = this->graph();
+  const auto hub = node(g, "hub");
+  for (const char* name : {"l1", "l2", "l3", "l4"}) link(g, node(g, name), hub);
+  // N = 5, hub dangling. Leaf l = 0.03 + 0.85 h/5, and 4l + h = 1 give h = 11/21, l = 5/42.
+  const auto scores = g.page_rank(converged());
+  EXPECT_EQ(names(scores), (Strings{"hub", "l1", "l2", "l3", "l4"}));  // leaf ties by id
+  ASSERT_EQ(scores.size(), 5u);
+  EXPECT_NEAR(scores[0].score, 11.0 / 21, 1e-9);
+  for (std::size_t i = 1; i < 5; ++i) EXPECT_NEAR(scores[i].score, 5.0 / 42, 1e-9);
+  EXPECT_NEAR(score_sum(scores), 1.0, 1e-9);
+
+  const auto defaults = g.page_rank();
+  EXPECT_EQ(names(defaults), (Strings{"hub", "l1", "l2", "l3", "l4"}));
+  EXPECT_NEAR(score_sum(defaults), 1.0, 1e-9);
+  EXPECT_EQ(defaults.front().vertex, hub);
+}
+
+TYPED_TEST_P(GraphConformance, PageRankSpreadsDanglingRankOfAChain) {
+  auto& g = this->graph();
+  const auto a = node(g, "a");
+  const auto b = node(g, "b");
+  const auto c = node(g, "c");
+  link(g, a, b);
+  link(g, b, c);
+  // N = 3, c dangling: a = .05 + .85c/3, b = .05 + .85(a + c/3), c = .05 + .85(b + c/3)
+  // give a = 400/2169, b = 740/2169, c = 1029/2169.
+  const auto scores = g.page_rank(converged());
+  EXPECT_EQ(names(scores), (Strings{"c", "b", "a"}));
+  ASSERT_EQ(scores.size(), 3u);
+  EXPECT_NEAR(scores[0].score, 1029.0 / 2169, 1e-9);
+  EXPECT_NEAR(scores[1].score, 740.0 / 2169, 1e-9);
+  EXPECT_NEAR(scores[2].score, 400.0 / 2169, 1e-9);
+  EXPECT_NEAR(score_sum(scores), 1.0, 1e-9);
+  const auto defaults = g.page_rank();
+  EXPECT_EQ(names(defaults), (Strings{"c", "b", "a"}));
+  EXPECT_NEAR(score_sum(defaults), 1.0, 1e-9);
+}
+
+TYPED_TEST_P(GraphConformance, PageRankCountsSelfLoopsAsEdges) {
+  auto& g = this->graph();
+  const auto x = node(g, "x");
+  const auto y = node(g, "y");
+  const auto z = node(g, "z");
+  link(g, x, x);
+  link(g, x, y);
+  link(g, y, x);
+  link(g, z, z);
+  // N = 3, out(x) = 2. z keeps its own rank: z = .05 + .85z = 1/3. x + y = 2/3 and
+  // y = .05 + .85x/2 give y = 40/171, x = 74/171.
+  const auto scores = g.page_rank(converged());
+  EXPECT_EQ(names(scores), (Strings{"x", "z", "y"}));
+  ASSERT_EQ(scores.size(), 3u);
+  EXPECT_NEAR(scores[0].score, 74.0 / 171, 1e-9);
+  EXPECT_NEAR(scores[1].score, 1.0 / 3, 1e-9);
+  EXPECT_NEAR(scores[2].score, 40.0 / 171, 1e-9);
+  EXPECT_NEAR(score_sum(g.page_rank()), 1.0, 1e-9);
+}
+
+TYPED_TEST_P(GraphConformance, PageRankOfTheFixture) {
+  auto& g = this->graph();
+  make_people(g);
+  // Solving the four equations (Dave dangling): Alice 16000/132833, Bob 22800/132833,
+  // Charlie 42180/132833, Dave 51853/132833.
+  const auto scores = g.page_rank(converged());
+  EXPECT_EQ(names(scores), (Strings{"Dave", "Charlie", "Bob", "Alice"}));
+  ASSERT_EQ(scores.size(), 4u);
+  EXPECT_NEAR(scores[0].score, 51853.0 / 132833, 1e-9);
+  EXPECT_NEAR(scores[1].score, 42180.0 / 132833, 1e-9);
+  EXPECT_NEAR(scores[2].score, 22800.0 / 132833, 1e-9);
+  EXPECT_NEAR(scores[3].score, 16000.0 / 132833, 1e-9);
+  // Defaults stop early (tolerance 1e-4) near the same point.
+  const auto defaults = g.page_rank();
+  EXPECT_EQ(names(defaults), (Strings{"Dave", "Charlie", "Bob", "Alice"}));
+  EXPECT_NEAR(score_sum(defaults), 1.0, 1e-9);
+  ASSERT_EQ(defaults.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(defaults[i].score, scores[i].score, 2e-3);
+}
+
+TYPED_TEST_P(GraphConformance, PageRankBreaksTiesById) {
+  auto& g = this->graph();
+  // Isolated vertices are all dangling: each 1/N.
+  for (const char* name : {"v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"}) {
+    node(g, name);
+  }
+  const auto scores = g.page_rank();
+  EXPECT_EQ(names(scores),
+            (Strings{"v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"}));
+  for (const auto& s : scores) EXPECT_NEAR(s.score, 1.0 / 11, 1e-9);
+}
+
+TYPED_TEST_P(GraphConformance, PageRankTopKIsAppliedLast) {
+  auto& g = this->graph();
+  const auto hub = node(g, "hub");
+  for (const char* name : {"l1", "l2", "l3", "l4"}) link(g, node(g, name), hub);
+  const auto all = g.page_rank(converged());
+  auto top2_options = converged();
+  top2_options.top_k = 2;
+  const auto top2 = g.page_rank(top2_options);
+  EXPECT_EQ(names(top2), (Strings{"hub", "l1"}));
+  ASSERT_EQ(top2.size(), 2u);
+  ASSERT_EQ(all.size(), 5u);
+  // Scores are those of the full ranking (they sum to 1 before truncation).
+  EXPECT_DOUBLE_EQ(top2[0].score, all[0].score);
+  EXPECT_DOUBLE_EQ(top2[1].score, all[1].score);
+  EXPECT_EQ(g.page_rank({.top_k = 10}).size(), 5u);
+}
+
+TYPED_TEST_P(GraphConformance, PageRankStopsAtIterationsOrTolerance) {
+  auto& g = this->graph();
+  const auto hub = node(g, "hub");
+  for (const char* name : {"l1", "l2", "l3", "l4"}) link(g, node(g, name), hub);
+  // An L1 change is at most 2, so tolerance 10 stops after the first iteration, like
+  // iterations = 1.
+  const auto one_iteration = g.page_rank({.iterations = 1});
+  const auto loose = g.page_rank({.tolerance = 10.0});
+  ASSERT_EQ(one_iteration.size(), 5u);
+  ASSERT_EQ(loose.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(one_iteration[i].vertex.id, loose[i].vertex.id);
+    EXPECT_NEAR(one_iteration[i].score, loose[i].score, 1e-12);
+  }
+  EXPECT_NEAR(score_sum(one_iteration), 1.0, 1e-9);
+}
+
+TYPED_TEST_P(GraphConformance, PageRankFiltersByLabels) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  const auto robot = node(g, "robot", "Robot");
+  link(g, robot, p.alice);
+  // Only Person vertices, only KNOWS edges: the chain Alice->Bob->Charlie->Dave with Dave
+  // dangling, which solves to Alice 8000/68873, Bob 14800/68873, Charlie 20580/68873,
+  // Dave 25493/68873.
+  const auto scores = g.page_rank({.vertex_label = "Person", .edge_label = "KNOWS",
+                                   .iterations = 1000, .tolerance = 1e-15});
+  EXPECT_EQ(names(scores), (Strings{"Dave", "Charlie", "Bob", "Alice"}));
+  ASSERT_EQ(scores.size(), 4u);
+  EXPECT_NEAR(scores[0].score, 25493.0 / 68873, 1e-9);
+  EXPECT_NEAR(scores[1].score, 20580.0 / 68873, 1e-9);
+  EXPECT_NEAR(scores[2].score, 14800.0 / 68873, 1e-9);
+  EXPECT_NEAR(scores[3].score, 8000.0 / 68873, 1e-9);
+  const auto people = g.page_rank({.vertex_label = "Person"});
+  EXPECT_EQ(people.size(), 4u);
+  EXPECT_NEAR(score_sum(people), 1.0, 1e-9);
+  EXPECT_EQ(g.page_rank().size(), 5u);
+  EXPECT_TRUE(g.page_rank({.vertex_label = "Nobody"}).empty());
+}
+
+TYPED_TEST_P(GraphConformance, AlgorithmsOnAnEmptyGraphReturnNothing) {
+  auto& g = this->graph();
+  EXPECT_TRUE(g.page_rank().empty());
+  EXPECT_TRUE(g.connected_components().empty());
+  EXPECT_TRUE(g.connected_components({.weakly = false}).empty());
+  EXPECT_TRUE(g.detect_cycles().empty());
+  EXPECT_TRUE(g.find_vertices_by_label("Person").empty());
+  EXPECT_EQ(g.count_vertices("Person"), 0);
+}
+
+// == degree_centrality =======================================================================
+
+TYPED_TEST_P(GraphConformance, DegreeCountsInAndOut) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  EXPECT_EQ(g.degree_centrality(p.alice.id), (Degree{p.alice.id, 0, 2}));
+  EXPECT_EQ(g.degree_centrality(p.bob.id), (Degree{p.bob.id, 1, 1}));
+  EXPECT_EQ(g.degree_centrality(p.charlie.id), (Degree{p.charlie.id, 2, 1}));
+  EXPECT_EQ(g.degree_centrality(p.dave.id), (Degree{p.dave.id, 1, 0}));
+  EXPECT_EQ(g.degree_centrality(p.charlie.id)->total(), 3);
+  // Direction selects what is counted; the other side stays 0.
+  EXPECT_EQ(g.degree_centrality(p.charlie.id, {.direction = Direction::out}),
+            (Degree{p.charlie.id, 0, 1}));
+  EXPECT_EQ(g.degree_centrality(p.charlie.id, {.direction = Direction::in}),
+            (Degree{p.charlie.id, 2, 0}));
+  // Edge label.
+  EXPECT_EQ(g.degree_centrality(p.charlie.id, {.edge_label = "KNOWS"}),
+            (Degree{p.charlie.id, 1, 1}));
+  EXPECT_EQ(g.degree_centrality(p.charlie.id, {.edge_label = "FOLLOWS"}),
+            (Degree{p.charlie.id, 1, 0}));
+  EXPECT_EQ(g.degree_centrality(p.alice.id, {.edge_label = "NONE"}), (Degree{p.alice.id, 0, 0}));
+  const auto loner = node(g, "loner");
+  EXPECT_EQ(g.degree_centrality(loner.id), (Degree{loner.id, 0, 0}));
+}
+
+TYPED_TEST_P(GraphConformance, DegreeCountsASelfLoopOnceInAndOnceOut) {
+  auto& g = this->graph();
+  const auto x = node(g, "x");
+  const auto y = node(g, "y");
+  link(g, x, x);
+  link(g, x, y);
+  EXPECT_EQ(g.degree_centrality(x.id), (Degree{x.id, 1, 2}));
+  EXPECT_EQ(g.degree_centrality(x.id)->total(), 3);
+  EXPECT_EQ(g.degree_centrality(x.id, {.direction = Direction::in}), (Degree{x.id, 1, 0}));
+  EXPECT_EQ(g.degree_centrality(x.id, {.direction = Direction::out}), (Degree{x.id, 0, 2}));
+  EXPECT_EQ(g.degree_centrality(y.id), (Degree{y.id, 1, 0}));
+}
+
+// == connected_components ====================================================================
+
+TYPED_TEST_P(GraphConformance, ComponentsWeakAndStrong) {
+  auto& g = this->graph();
+  const auto a = node(g, "A");
+  const auto b = node(g, "B");
+  const auto c = node(g, "C");
+  node(g, "D");  // isolated
+  const auto e = node(g, "E");
+  const auto f = node(g, "F");
+  link(g, a, b);
+  link(g, b, a);
+  link(g, b, c);
+  link(g, e, f);
+  EXPECT_EQ(render(g.connected_components()), (Strings{"0:A,B,C", "1:D", "2:E,F"}));
+  // Strong: only A<->B is mutually reachable.
+  EXPECT_EQ(render(g.connected_components({.weakly = false})),
+            (Strings{"0:A,B", "1:C", "2:D", "3:E", "4:F"}));
+  // min_size drops small components; ids are positions in the filtered result.
+  EXPECT_EQ(render(g.connected_components({.min_size = 2})), (Strings{"0:A,B,C", "1:E,F"}));
+  EXPECT_EQ(render(g.connected_components({.weakly = false, .min_size = 2})), Strings{"0:A,B"});
+  EXPECT_EQ(render(g.connected_components({.min_size = 4})), Strings{});
+}
+
+TYPED_TEST_P(GraphConformance, ComponentsOrderedBySmallestVertexId) {
+  auto& g = this->graph();
+  const auto v0 = node(g, "V0");
+  const auto v1 = node(g, "V1");
+  const auto v2 = node(g, "V2");
+  const auto v3 = node(g, "V3");
+  link(g, v3, v1);
+  link(g, v2, v0);
+  link(g, v1, v3);
+  EXPECT_EQ(render(g.connected_components()), (Strings{"0:V0,V2", "1:V1,V3"}));
+  EXPECT_EQ(render(g.connected_components({.weakly = false})),
+            (Strings{"0:V0", "1:V1,V3", "2:V2"}));
+}
+
+TYPED_TEST_P(GraphConformance, ComponentsFilterByLabels) {
+  auto& g = this->graph();
+  const auto a = node(g, "A", "Person");
+  node(g, "B", "Person");
+  const auto c = node(g, "C", "Person");
+  const auto t = node(g, "T", "Thing");
+  link(g, a, t, "KNOWS");
+  link(g, t, c, "KNOWS");
+  link(g, a, c, "LIKES");
+  // All labels: A, C and T joined; B alone. Vertices sorted by id: A, C, T.
+  EXPECT_EQ(render(g.connected_components()), (Strings{"0:A,C,T", "1:B"}));
+  // Without T its KNOWS edges vanish, but A-LIKES->C still joins A and C.
+  EXPECT_EQ(render(g.connected_components({.vertex_label = "Person"})), (Strings{"0:A,C", "1:B"}));
+  EXPECT_EQ(render(g.connected_components({.edge_label = "LIKES"})),
+            (Strings{"0:A,C", "1:B", "2:T"}));
+  EXPECT_EQ(render(g.connected_components({.vertex_label = "Person", .edge_label = "KNOWS"})),
+            (Strings{"0:A", "1:B", "2:C"}));
+}
+
+TYPED_TEST_P(GraphConformance, ComponentsOfTheFixture) {
+  auto& g = this->graph();
+  make_people(g);
+  EXPECT_EQ(render(g.connected_components()), Strings{"0:Alice,Bob,Charlie,Dave"});
+  // A DAG: every vertex is its own strong component.
+  EXPECT_EQ(render(g.connected_components({.weakly = false})),
+            (Strings{"0:Alice", "1:Bob", "2:Charlie", "3:Dave"}));
+}
+
+// == detect_cycles ===========================================================================
+
+TYPED_TEST_P(GraphConformance, TriangleIsReportedOnceFromItsSmallestVertex) {
+  auto& g = this->graph();
+  const auto a = node(g, "A");
+  const auto b = node(g, "B");
+  const auto c = node(g, "C");
+  const auto ca = link(g, c, a);
+  const auto bc = link(g, b, c);
+  const auto ab = link(g, a, b);
+  const auto cycles = g.detect_cycles();
+  EXPECT_EQ(render(cycles), Strings{"A -LINK-> B -LINK-> C -LINK-> A"});
+  ASSERT_EQ(cycles.size(), 1u);
+  const auto& path = cycles[0].path;
+  EXPECT_EQ(path.length(), 3u);
+  ASSERT_EQ(path.vertices.size(), 4u);
+  EXPECT_EQ(path.vertices.front(), a);
+  EXPECT_EQ(path.vertices.back(), a);
+  EXPECT_EQ(ids_of(path.edges), (std::vector{ab.id, bc.id, ca.id}));
+}
+
+TYPED_TEST_P(GraphConformance, CyclesLongerThanMaxDepthAreExcluded) {
+  auto& g = this->graph();
+  const auto p = node(g, "P");
+  const auto q = node(g, "Q");
+  const auto r = node(g, "R");
+  const auto s = node(g, "S");
+  link(g, p, q);
+  link(g, q, r);
+  link(g, r, s);
+  link(g, s, p);
+  const auto a = node(g, "A");
+  const auto b = node(g, "B");
+  const auto c = node(g, "C");
+  link(g, a, b);
+  link(g, b, c);
+  link(g, c, a);
+  EXPECT_EQ(render(g.detect_cycles({.max_depth = 3})), Strings{"A -LINK-> B -LINK-> C -LINK-> A"});
+  // P has a smaller id than A, so the square comes first.
+  const Strings both{"P -LINK-> Q -LINK-> R -LINK-> S -LINK-> P", "A -LINK-> B -LINK-> C -LINK-> A"};
+  EXPECT_EQ(render(g.detect_cycles({.max_depth = 4})), both);
+  EXPECT_EQ(render(g.detect_cycles()), both);
+  EXPECT_EQ(render(g.detect_cycles({.max_depth = 2})), Strings{});
+}
+
+TYPED_TEST_P(GraphConformance, SelfLoopsAreCyclesCappedByMaxCycles) {
+  auto& g = this->graph();
+  const auto x = node(g, "X");
+  const auto y = node(g, "Y");
+  const auto z = node(g, "Z");
+  link(g, z, z);
+  link(g, y, y);
+  link(g, x, x);
+  const auto cycles = g.detect_cycles();
+  EXPECT_EQ(render(cycles), (Strings{"X -LINK-> X", "Y -LINK-> Y", "Z -LINK-> Z"}));
+  ASSERT_EQ(cycles.size(), 3u);
+  EXPECT_EQ(cycles[0].path.length(), 1u);
+  EXPECT_EQ(cycles[0].path.vertices, (std::vector{x, x}));
+  EXPECT_EQ(render(g.detect_cycles({.max_cycles = 2})), (Strings{"X -LINK-> X", "Y -LINK-> Y"}));
+  EXPECT_EQ(render(g.detect_cycles({.max_depth = 1})),
+            (Strings{"X -LINK-> X", "Y -LINK-> Y", "Z -LINK-> Z"}));
+}
+
+TYPED_TEST_P(GraphConformance, CyclesThroughOneVertexComeInEdgeIdOrder) {
+  auto& g = this->graph();
+  const auto a = node(g, "A");
+  const auto b = node(g, "B");
+  const auto c = node(g, "C");
+  link(g, a, c);  // A's lowest edge id leads to C
+  link(g, a, b);
+  link(g, b, a);
+  link(g, c, a);
+  // Only the two simple cycles; the figure eight A-C-A-B-A repeats A.
+  EXPECT_EQ(render(g.detect_cycles()),
+            (Strings{"A -LINK-> C -LINK-> A", "A -LINK-> B -LINK-> A"}));
+}
+
+TYPED_TEST_P(GraphConformance, CyclesAreOrderedBySmallestVertexId) {
+  auto& g = this->graph();
+  std::vector<Vertex> v;
+  for (const char* name : {"V0", "V1", "V2", "V3", "V4"}) v.push_back(node(g, name));
+  link(g, v[3], v[2]);
+  link(g, v[2], v[3]);
+  link(g, v[4], v[0]);
+  link(g, v[0], v[4]);
+  EXPECT_EQ(render(g.detect_cycles()),
+            (Strings{"V0 -LINK-> V4 -LINK-> V0", "V2 -LINK-> V3 -LINK-> V2"}));
+}
+
+TYPED_TEST_P(GraphConformance, ParallelEdgesMakeOneCycle) {
+  auto& g = this->graph();
+  const auto a = node(g, "A");
+  const auto b = node(g, "B");
+  const auto low = link(g, a, b);
+  link(g, a, b);
+  const auto back = link(g, b, a);
+  const auto cycles = g.detect_cycles();
+  ASSERT_EQ(cycles.size(), 1u);
+  EXPECT_EQ(ids_of(cycles[0].path.edges), (std::vector{low.id, back.id}));
+}
+
+TYPED_TEST_P(GraphConformance, CyclesFollowEdgeDirectionAndLabels) {
+  auto& g = this->graph();
+  // The fixture's Alice->Bob->Charlie plus Alice->Charlie is a triangle only when undirected.
+  make_people(g);
+  EXPECT_EQ(render(g.detect_cycles()), Strings{});
+
+  auto other = this->other_instance();
+  ASSERT_NE(other, nullptr);
+  auto& h = *other;
+  const auto a = node(h, "A", "Person");
+  const auto b = node(h, "B", "Person");
+  const auto t = node(h, "T", "Thing");
+  link(h, a, b, "KNOWS");
+  link(h, b, a, "KNOWS");
+  link(h, a, t, "KNOWS");
+  link(h, t, a, "KNOWS");
+  link(h, b, b, "LIKES");
+  EXPECT_EQ(render(h.detect_cycles()),
+            (Strings{"A -KNOWS-> B -KNOWS-> A", "A -KNOWS-> T -KNOWS-> A", "B -LIKES-> B"}));
+  EXPECT_EQ(render(h.detect_cycles({.vertex_label = "Person"})),
+            (Strings{"A -KNOWS-> B -KNOWS-> A", "B -LIKES-> B"}));
+  EXPECT_EQ(render(h.detect_cycles({.edge_label = "KNOWS"})),
+            (Strings{"A -KNOWS-> B -KNOWS-> A", "A -KNOWS-> T -KNOWS-> A"}));
+  EXPECT_EQ(render(h.detect_cycles({.vertex_label = "Person", .edge_label = "KNOWS"})),
+            Strings{"A -KNOWS-> B -KNOWS-> A"});
+}
+
+// NOLINTEND(readability-function-cognitive-complexity)
+
+REGISTER_TYPED_TEST_SUITE_P(GraphConformance,
+                            // session
+                            SessionCreateDropAndExistsReportChanges,
+                            SessionOtherGraphsLeaveTheBoundGraphAlone,
+                            SessionGraphNameMustBeALabel, LabelListsHoldLiveLabelsSorted,
+                            // vertices
+                            CreateVertexReturnsWhatFindReturns, CreateVertexDropsNullProperties,
+                            PropertyValuesKeepTheirTypes,
+                            CreateVertexRejectsBadLabelsAndChangesNothing,
+                            UnknownAndMalformedIdsFindNothing, LabelMismatchFindsNothing,
+                            MalformedLabelsInLookupsFindNothing,
+                            FindVerticesFiltersWithTypedEquality, ResultsAreSortedById,
+                            UpdateVertexMergesAndNullRemoves, DeleteVertexRemovesIncidentEdges,
+                            CountsArePerLabel,
+                            // edges
+                            CreateEdgeReturnsWhatFindReturns,
+                            CreateEdgeWithMissingEndpointThrowsNotFound,
+                            CreateEdgeRejectsBadLabelsAndChangesNothing,
+                            UpdateEdgeMergesAndNullRemoves, DeleteEdgeKeepsItsEndpoints,
+                            FindEdgesFiltersWithTypedEquality,
+                            // neighbors
+                            NeighborsFollowDirection, NeighborsAtDepthTwoAreDeduplicated,
+                            NeighborsFilterByEdgeLabel, NeighborsNeverIncludeTheStart,
+                            NeighborsAreSortedByIdNotDiscoveryOrder,
+                            // shortest_path
+                            ShortestPathHasFewestEdges, ShortestPathFollowsDirection,
+                            ShortestPathFiltersByEdgeLabelWithinMaxDepth,
+                            ShortestPathToItselfHasZeroLength, ShortestPathWithoutPathIsEmpty,
+                            ShortestPathTieGoesToLowerEdgeIds,
+                            WeightedShortestPathPrefersCheaperLongerPath,
+                            WeightedShortestPathCountsMissingWeightAsOne,
+                            WeightedShortestPathRejectsNegativeOrNonNumericWeight,
+                            // all_paths
+                            AllPathsShortestFirst, AllPathsBoundedByMaxDepthAndMaxPaths,
+                            AllPathsTreatParallelEdgesAsDistinct,
+                            AllPathsOfEqualLengthComeInEdgeIdOrder,
+                            AllPathsCountEdgesEvenWithWeights,
+                            // bfs / dfs
+                            BfsVisitsInLevelOrder, DfsVisitsInPreOrder,
+                            TraversalsStopAtMaxDepthAndMaxVertices,
+                            TraversalsFollowDirectionAndEdgeLabel, TraversalsExpandEdgesInIdOrder,
+                            BothDirectionsExpandIncidentEdgesInIdOrder,
+                            // page_rank
+                            PageRankStarRanksTheHubFirst, PageRankSpreadsDanglingRankOfAChain,
+                            PageRankCountsSelfLoopsAsEdges, PageRankOfTheFixture,
+                            PageRankBreaksTiesById, PageRankTopKIsAppliedLast,
+                            PageRankStopsAtIterationsOrTolerance, PageRankFiltersByLabels,
+                            AlgorithmsOnAnEmptyGraphReturnNothing,
+                            // degree_centrality
+                            DegreeCountsInAndOut, DegreeCountsASelfLoopOnceInAndOnceOut,
+                            // connected_components
+                            ComponentsWeakAndStrong, ComponentsOrderedBySmallestVertexId,
+                            ComponentsFilterByLabels, ComponentsOfTheFixture,
+                            // detect_cycles
+                            TriangleIsReportedOnceFromItsSmallestVertex,
+                            CyclesLongerThanMaxDepthAreExcluded,
+                            SelfLoopsAreCyclesCappedByMaxCycles,
+                            CyclesThroughOneVertexComeInEdgeIdOrder,
+                            CyclesAreOrderedBySmallestVertexId, ParallelEdgesMakeOneCycle,
+                            CyclesFollowEdgeDirectionAndLabels);
+
+}  // namespace propgraph::conformance
