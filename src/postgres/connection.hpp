@@ -1,0 +1,97 @@
+// One libpq connection driven through the non-blocking API, so that every wait for the server
+// goes through wait_socket() (fiber-aware) and never blocks a fiber's thread.
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "postgres/socket_wait.hpp"
+#include "propgraph/errors.hpp"
+
+namespace propgraph::postgres_detail {
+
+/// A server-reported error: QueryError plus the SQLSTATE code (e.g. "23503").
+class ServerError : public QueryError {
+ public:
+  ServerError(const std::string& message, std::string sqlstate)
+      : QueryError(message), sqlstate_(std::move(sqlstate)) {}
+  [[nodiscard]] const std::string& sqlstate() const noexcept { return sqlstate_; }
+
+ private:
+  std::string sqlstate_;
+};
+
+/// Owns a PGresult.
+class Result {
+ public:
+  Result() = default;
+  explicit Result(PGresult* res) : res_(res) {}
+
+  [[nodiscard]] int rows() const { return PQntuples(res_.get()); }
+  [[nodiscard]] bool is_null(int row, int col) const { return PQgetisnull(res_.get(), row, col) != 0; }
+  [[nodiscard]] std::string_view text(int row, int col) const {
+    return {PQgetvalue(res_.get(), row, col), static_cast<std::size_t>(PQgetlength(res_.get(), row, col))};
+  }
+  /// A bigint column; throws QueryError when it is not one.
+  [[nodiscard]] std::int64_t int64(int row, int col) const;
+  [[nodiscard]] bool boolean(int row, int col) const { return text(row, col) == "t"; }
+  /// Rows changed by an INSERT/UPDATE/DELETE.
+  [[nodiscard]] std::int64_t affected() const;
+
+ private:
+  struct Free {
+    void operator()(PGresult* r) const noexcept { PQclear(r); }
+  };
+  std::unique_ptr<PGresult, Free> res_;
+};
+
+/// A query parameter: NUL-terminated text the caller keeps alive during exec(); nullptr is
+/// SQL NULL. Types come from casts in the SQL ($1::bigint).
+using Param = const char*;
+
+class Connection {
+ public:
+  /// Connects with the non-blocking API (fiber-aware). `conninfo` is a libpq connection string
+  /// or URI. Throws ConnectionError with libpq's message on failure or when `timeout` passes.
+  static std::unique_ptr<Connection> open(const std::string& conninfo, Reactor& reactor,
+                                          std::chrono::milliseconds timeout);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  /// Runs one parameterized statement (text parameters, types from the SQL's casts).
+  /// `prepare` keeps a server-side prepared statement for this SQL text on this connection.
+  /// Throws ServerError (a QueryError) for a server error and ConnectionError when the
+  /// connection broke; after the latter, broken() is true.
+  Result exec(const std::string& sql, std::span<const Param> params = {}, bool prepare = true);
+
+  /// True once the connection failed; the pool then discards it.
+  [[nodiscard]] bool broken() const;
+  /// True when the connection sits outside a transaction, ready for reuse.
+  [[nodiscard]] bool idle_in_no_transaction() const;
+  /// Cheap liveness check for a connection taken from the pool: a closed server socket shows
+  /// as readable. Consumes pending input; false means discard it.
+  [[nodiscard]] bool still_usable();
+
+ private:
+  Connection(PGconn* conn, Reactor& reactor) : conn_(conn), reactor_(&reactor) {}
+  [[noreturn]] void fail_connection(std::string_view what);
+  void send_prepare(const std::string& name, const std::string& sql, int n_params);
+  void flush();
+  Result collect();
+
+  PGconn* conn_;
+  Reactor* reactor_;
+  bool broken_ = false;
+  std::unordered_map<std::string, std::string> prepared_;  // SQL text -> statement name
+};
+
+}  // namespace propgraph::postgres_detail

@@ -1,0 +1,120 @@
+#include "postgres/connection_pool.hpp"
+
+#include <algorithm>
+#include <mutex>
+
+#include <fmt/format.h>
+
+namespace propgraph::postgres_detail {
+
+ConnectionPool::ConnectionPool(PoolSettings settings, std::shared_ptr<Reactor> reactor)
+    : settings_(std::move(settings)), reactor_(std::move(reactor)) {}
+
+ConnectionPool::~ConnectionPool() = default;
+
+std::unique_ptr<Connection> ConnectionPool::take_idle() {
+  while (!idle_.empty()) {
+    std::unique_ptr<Connection> conn = std::move(idle_.back());
+    idle_.pop_back();
+    if (conn->still_usable()) return conn;
+    --open_;  // stale (e.g. the server restarted): drop it and look further
+  }
+  return nullptr;
+}
+
+ConnectionPool::Lease ConnectionPool::acquire() {
+  const auto now = Clock::now();
+  const auto deadline = now + settings_.acquire_timeout;
+  std::unique_lock lock(mutex_);
+  // Take directly unless the first waiter has waited too long (then queue behind it).
+  if (waiters_.empty() || now - waiters_.front()->since < kHandOffAfter) {
+    if (auto conn = take_idle()) return Lease(this, std::move(conn));
+    if (open_ < settings_.max_size) {
+      ++open_;
+      lock.unlock();
+      return open_in_slot();
+    }
+  }
+  Waiter me;
+  me.since = now;
+  me.on_fiber = running_on_fiber();
+  waiters_.push_back(&me);
+  const auto leave_queue = [&] { waiters_.erase(std::find(waiters_.begin(), waiters_.end(), &me)); };
+  while (!me.served()) {
+    const bool timed_out = !me.wait_until(lock, deadline);
+    if (me.served()) break;
+    // Woken by a release that put its connection back to the idle list.
+    if (auto conn = take_idle()) {
+      leave_queue();
+      return Lease(this, std::move(conn));
+    }
+    if (open_ < settings_.max_size) {  // stale idle connections were dropped: a slot is free
+      leave_queue();
+      ++open_;
+      lock.unlock();
+      return open_in_slot();
+    }
+    if (timed_out) {
+      leave_queue();
+      throw ConnectionError(fmt::format("connection pool exhausted: waited {} ms for one of {} connections",
+                                        settings_.acquire_timeout.count(), settings_.max_size));
+    }
+  }
+  if (me.conn && me.conn->still_usable()) return Lease(this, std::move(me.conn));
+  // Handed a slot, or a connection that went stale meanwhile: open a fresh one in its place.
+  lock.unlock();
+  me.conn.reset();
+  return open_in_slot();
+}
+
+ConnectionPool::Lease ConnectionPool::open_in_slot() {
+  try {
+    return Lease(this, Connection::open(settings_.conninfo, *reactor_, settings_.connect_timeout));
+  } catch (...) {
+    std::lock_guard lock(mutex_);
+    pass_on_slot();
+    throw;
+  }
+}
+
+void ConnectionPool::pass_on_slot() {
+  if (waiters_.empty()) {
+    --open_;
+    return;
+  }
+  Waiter* next = waiters_.front();
+  waiters_.pop_front();
+  next->may_open = true;
+  next->wake();
+}
+
+void ConnectionPool::release(std::unique_ptr<Connection> conn) {
+  // A connection left inside a transaction (a call failed between BEGIN and COMMIT) or broken
+  // is closed; closing rolls back whatever it had not committed.
+  const bool reusable = !conn->broken() && conn->idle_in_no_transaction();
+  if (!reusable) conn.reset();
+  std::lock_guard lock(mutex_);
+  if (!reusable) {
+    pass_on_slot();
+    return;
+  }
+  if (waiters_.empty()) {
+    idle_.push_back(std::move(conn));
+    return;
+  }
+  Waiter* first = waiters_.front();
+  if (Clock::now() - first->since >= kHandOffAfter) {
+    waiters_.pop_front();
+    first->conn = std::move(conn);
+  } else {
+    idle_.push_back(std::move(conn));
+  }
+  first->wake();
+}
+
+ConnectionPool::Status ConnectionPool::status() {
+  std::lock_guard lock(mutex_);
+  return Status{open_, idle_.size(), waiters_.size()};
+}
+
+}  // namespace propgraph::postgres_detail

@@ -1,0 +1,117 @@
+// The server dies: calls fail with ConnectionError, nothing half-written survives, and the pool
+// recovers once the server is back. Runs on a private cluster, so other tests keep theirs.
+#include <gtest/gtest.h>
+
+#include <boost/fiber/fiber.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "pg_test_support.hpp"
+#include "propgraph/postgres/postgres_graph.hpp"
+
+namespace propgraph {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Inserting a vertex with property sleep_ms sleeps that long on the server.
+void install_slow_insert(const PostgresGraph& g) {
+  const std::string s = fmt::format("\"{}\"", g.schema_name());
+  pgtest::admin_sql(g.options().conninfo,
+                    fmt::format("CREATE FUNCTION {0}.slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                                "IF NEW.properties ? 'sleep_ms' THEN "
+                                "PERFORM pg_sleep((NEW.properties ->> 'sleep_ms')::int / 1000.0); END IF; "
+                                "RETURN NEW; END $$",
+                                s));
+  pgtest::admin_sql(g.options().conninfo, fmt::format("CREATE TRIGGER slow_insert BEFORE INSERT ON {0}.vertices "
+                                                      "FOR EACH ROW EXECUTE FUNCTION {0}.slow_insert()",
+                                                      s));
+}
+
+/// Runs `call`, which the server's death should interrupt, while the server is killed 300 ms
+/// in; expects ConnectionError well before the call would have finished.
+template <typename Call>
+void expect_killed_mid_call(pgtest::PrivateCluster& cluster, Call&& call) {
+  std::thread killer([&] {
+    std::this_thread::sleep_for(300ms);
+    cluster.kill();
+  });
+  const auto start = Clock::now();
+  try {
+    call();
+    ADD_FAILURE() << "the call survived the server's death";
+  } catch (const ConnectionError& e) {
+    EXPECT_FALSE(std::string(e.what()).empty());
+  }
+  EXPECT_LT(seconds_since(start), 4.0);
+  killer.join();
+}
+
+TEST(PostgresFaults, ServerKilledMidCallFailsCleanlyAndThePoolRecovers) {
+  pgtest::PrivateCluster cluster;
+  if (!cluster.dsn()) GTEST_SKIP() << "no PostgreSQL server binaries";
+  PostgresGraph g({.conninfo = *cluster.dsn(), .graph = "faults", .pool_size = 2,
+                   .acquire_timeout = 3000ms, .connect_timeout = 3000ms});
+  install_slow_insert(g);
+  for (int i = 0; i < 3; ++i) g.create_vertex("Person", {{"n", i}});
+
+  // A write in flight on a plain thread when the server dies.
+  expect_killed_mid_call(cluster, [&] { g.create_vertex("Slow", {{"sleep_ms", 5000}}); });
+
+  // While it is down every call fails fast with ConnectionError, from threads and fibers.
+  auto start = Clock::now();
+  EXPECT_THROW((void)g.count_vertices("Person"), ConnectionError);
+  if (pgtest::fiber_exceptions_checkable) {
+    bool fiber_failed = false;
+    boost::fibers::fiber([&] {
+      try {
+        (void)g.find_vertices_by_label("Person");
+      } catch (const ConnectionError&) {
+        fiber_failed = true;
+      }
+    }).join();
+    EXPECT_TRUE(fiber_failed);
+  }
+  EXPECT_LT(seconds_since(start), 2.0);
+
+  // Back up: stale connections are replaced, and the interrupted insert never committed.
+  cluster.restart();
+  EXPECT_EQ(g.count_vertices("Person"), 3);
+  EXPECT_EQ(g.count_vertices("Slow"), 0);
+  EXPECT_LE(g.pool_status().open, 2u);
+
+  // The same on a fiber, whose waits go through the reactor.
+  if (pgtest::fiber_exceptions_checkable) {
+    expect_killed_mid_call(cluster, [&] {
+      std::exception_ptr error;
+      boost::fibers::fiber([&] {
+        try {
+          g.create_vertex("Slow", {{"sleep_ms", 5000}});
+        } catch (...) {
+          error = std::current_exception();
+        }
+      }).join();
+      if (error) std::rethrow_exception(error);
+    });
+    cluster.restart();
+  }
+  std::vector<boost::fibers::fiber> fibers;
+  int counted = 0;
+  for (int f = 0; f < 8; ++f) {
+    fibers.emplace_back([&] { counted += static_cast<int>(g.count_vertices("Person")); });
+  }
+  for (auto& f : fibers) f.join();
+  EXPECT_EQ(counted, 8 * 3);
+  EXPECT_EQ(g.count_vertices("Slow"), 0);
+}
+
+}  // namespace
+}  // namespace propgraph
