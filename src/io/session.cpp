@@ -1,0 +1,374 @@
+#include "io/session.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "propgraph/errors.hpp"
+
+namespace propgraph::io::detail {
+
+// -- Arena ------------------------------------------------------------------------------------
+
+std::string_view Arena::store(std::string_view text) {
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  if (text.size() > left_) {
+    std::size_t size = std::max(kChunk, text.size());
+    chunks_.push_back(std::make_unique<char[]>(size));
+    cursor_ = chunks_.back().get();
+    left_ = size;
+  }
+  if (!text.empty()) std::memcpy(cursor_, text.data(), text.size());
+  std::string_view stored(cursor_, text.size());
+  cursor_ += text.size();
+  left_ -= text.size();
+  return stored;
+}
+
+// -- descriptions -------------------------------------------------------------------------------
+
+namespace {
+
+/// A file id as problems show it: quoted, controls escaped, long ones shortened.
+std::string quoted(std::string_view text) {
+  constexpr std::size_t kMax = 60;
+  std::string out = "\"";
+  for (std::size_t i = 0; i < text.size() && i < kMax; ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (text.size() > kMax) out += "...";
+  out += '"';
+  return out;
+}
+
+}  // namespace
+
+std::string describe_vertex(std::string_view id) { return "vertex " + quoted(id); }
+std::string describe_edge(std::string_view from, std::string_view to) {
+  return "edge " + quoted(from) + " -> " + quoted(to);
+}
+
+// -- ImportSession ------------------------------------------------------------------------------
+
+ImportSession::ImportSession(std::string format, const ImportOptions& options)
+    : format_(std::move(format)), options_(options), started_(std::chrono::steady_clock::now()) {}
+
+std::optional<std::uint32_t> ImportSession::add_source(std::optional<SourceText> text, std::string name,
+                                                       const std::string& error) {
+  auto id = static_cast<std::uint32_t>(sources_.size());
+  if (!text) {
+    sources_.push_back(std::make_unique<SourceText>(SourceText::empty(std::move(name))));
+    source_error(id, fmt::format("cannot read: {}", error));
+    abandon_source();
+    return std::nullopt;
+  }
+  sources_.push_back(std::make_unique<SourceText>(std::move(*text)));
+  if (auto bad = find_invalid_utf8(sources_.back()->text())) {
+    this->error({id, *bad}, "", "", "invalid UTF-8: the input must be UTF-8 text");
+    abandon_source();
+    return std::nullopt;
+  }
+  return id;
+}
+
+std::optional<std::uint32_t> ImportSession::open(const std::filesystem::path& path) {
+  std::string error;
+  auto text = SourceText::load(path, error);
+  return add_source(std::move(text), path.string(), error);
+}
+
+std::optional<std::uint32_t> ImportSession::open(std::istream& in, std::string_view name) {
+  std::string error;
+  auto text = SourceText::read(in, std::string(name), error);
+  return add_source(std::move(text), std::string(name), error);
+}
+
+void ImportSession::add_problem(Severity severity, std::optional<Location> at, std::string element,
+                                std::string field, std::string message) {
+  if (severity == Severity::error) ++errors_;
+  if (problems_.size() >= options_.max_problems) {
+    ++problems_omitted_;
+    return;
+  }
+  Problem p;
+  p.severity = severity;
+  p.element = std::move(element);
+  p.field = std::move(field);
+  p.message = std::move(message);
+  problems_.push_back(PendingProblem{std::move(p), at});
+}
+
+void ImportSession::error(Location at, std::string element, std::string field, std::string message) {
+  add_problem(Severity::error, at, std::move(element), std::move(field), std::move(message));
+}
+
+void ImportSession::warning(Location at, std::string element, std::string field, std::string message) {
+  add_problem(Severity::warning, at, std::move(element), std::move(field), std::move(message));
+}
+
+void ImportSession::source_error(std::uint32_t source, std::string message) {
+  add_problem(Severity::error, std::nullopt, "", "", std::move(message));
+  problems_.back().problem.file = sources_[source]->name();
+}
+
+std::optional<ImportSession::LabelRef> ImportSession::label(std::string_view text, ElementKind kind,
+                                                            std::string& why) {
+  const auto k = static_cast<std::size_t>(kind);
+  if (text.empty()) {
+    const auto& fallback = kind == ElementKind::vertex ? options_.default_vertex_label
+                                                       : options_.default_edge_label;
+    if (!fallback) {
+      why = "no label, and no default label is set";
+      return std::nullopt;
+    }
+    text = *fallback;
+  }
+  // Records of one label usually come in runs: remember the last one.
+  if (cached_label_[k] != kNone && labels_[cached_label_[k]] == text) return cached_label_[k];
+  if (auto it = label_index_.find(text); it != label_index_.end()) {
+    cached_label_[k] = it->second;
+    return it->second;
+  }
+  if (!is_valid_label(text)) {
+    why = fmt::format("label {} is malformed: expected 1-63 characters of [A-Za-z0-9_], not "
+                      "starting with a digit",
+                      quoted(text));
+    return std::nullopt;
+  }
+  auto ref = static_cast<LabelRef>(labels_.size());
+  labels_.emplace_back(text);
+  label_index_.emplace(labels_.back(), ref);
+  cached_label_[k] = ref;
+  return ref;
+}
+
+std::string ImportSession::where(Location at) {
+  if (at.source >= sources_.size()) return "?";
+  auto pos = sources_[at.source]->position(at.offset);
+  return fmt::format("{}:{}:{}", sources_[at.source]->name(), pos.line, pos.column);
+}
+
+void ImportSession::add_vertex(Location at, std::string_view id, bool stable, LabelRef label,
+                               Properties properties) {
+  ++records_read_;
+  if (!stable) id = arena_.store(id);
+  if (options_.keep_external_id_as) properties.set(*options_.keep_external_id_as, Value(id));
+  vertices_.push_back(StagedVertex{id, hash_text(id), at.offset, at.source, label, false, std::move(properties)});
+}
+
+void ImportSession::add_broken_vertex(std::optional<std::string_view> id) {
+  ++records_read_;
+  if (id) broken_ids_.push_back(arena_.store(*id));
+}
+
+void ImportSession::add_edge(Location at, Location from_at, Location to_at, std::string_view from,
+                             std::string_view to, bool stable, LabelRef label, Properties properties,
+                             std::string_view external_id) {
+  ++records_read_;
+  if (!stable) {
+    from = arena_.store(from);
+    to = arena_.store(to);
+  }
+  if (options_.keep_external_id_as && !external_id.empty()) {
+    properties.set(*options_.keep_external_id_as, Value(external_id));
+  }
+  auto delta = [&](Location field) {
+    if (field.source == kFindByName.source) return kFindDelta;
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(field.offset - at.offset, kFindDelta - 1));
+  };
+  edges_.push_back(StagedEdge{from, to, hash_text(from), hash_text(to), at.offset, at.source, label,
+                              delta(from_at), delta(to_at), kNone, kNone, std::move(properties)});
+}
+
+// Lookups run a fixed distance behind prefetches of the hash slots they will read, so the
+// cache misses of many lookups overlap instead of following one another.
+constexpr std::size_t kPrefetchDistance = 16;
+
+void ImportSession::index_vertices() {
+  id_index_.reserve(vertices_.size() + broken_ids_.size());
+  const bool skip = options_.on_duplicate_vertex == DuplicatePolicy::skip;
+  for (std::size_t i = 0; i < vertices_.size(); ++i) {
+    if (i + kPrefetchDistance < vertices_.size()) id_index_.prefetch(vertices_[i + kPrefetchDistance].hash);
+    StagedVertex& v = vertices_[i];
+    const std::uint32_t first = id_index_.find(v.id, v.hash);
+    if (first == IdIndex::kMissing) {
+      id_index_.insert(v.id, v.hash, static_cast<std::uint32_t>(i));
+      continue;
+    }
+    std::string message = fmt::format("duplicate vertex id {} (first defined at {})", quoted(v.id),
+                                      where(vertices_[first].at()));
+    if (skip) {
+      v.skip = true;
+      ++skipped_;
+      warning(v.at(), describe_vertex(v.id), "id", message + "; skipped");
+    } else {
+      error(v.at(), describe_vertex(v.id), "id", std::move(message));
+    }
+  }
+  for (std::string_view id : broken_ids_) {
+    const std::uint64_t hash = hash_text(id);
+    if (id_index_.find(id, hash) == IdIndex::kMissing) id_index_.insert(id, hash, kBroken);
+  }
+}
+
+void ImportSession::resolve_endpoints() {
+  const bool skip = options_.on_missing_endpoint == MissingEndpointPolicy::skip_edge;
+  for (std::size_t i = 0; i < edges_.size(); ++i) {
+    if (i + kPrefetchDistance < edges_.size()) {
+      id_index_.prefetch(edges_[i + kPrefetchDistance].from_hash);
+      id_index_.prefetch(edges_[i + kPrefetchDistance].to_hash);
+    }
+    StagedEdge& e = edges_[i];
+    e.from_vertex = id_index_.find(e.from, e.from_hash);
+    e.to_vertex = id_index_.find(e.to, e.to_hash);
+    for (int end = 0; end < 2; ++end) {
+      const std::uint32_t vertex = end == 0 ? e.from_vertex : e.to_vertex;
+      if (vertex != IdIndex::kMissing) continue;
+      const std::string_view id = end == 0 ? e.from : e.to;
+      const char* field = end == 0 ? "from" : "to";
+      std::uint32_t delta = end == 0 ? e.from_delta : e.to_delta;
+      if (delta == kFindDelta) {
+        const std::string_view rest = sources_[e.source]->text().substr(e.offset);
+        const std::string_view line = rest.substr(0, rest.find('\n'));
+        const std::size_t found = line.find(fmt::format("\"{}\"", field));
+        delta = found == std::string_view::npos ? 0 : static_cast<std::uint32_t>(found);
+      }
+      const Location at{e.source, e.offset + delta};
+      std::string message = fmt::format("no vertex has id {}", quoted(id));
+      if (skip) {
+        e.from_vertex = kNone;
+        ++skipped_;
+        warning(at, describe_edge(e.from, e.to), field, message + "; edge skipped");
+        break;
+      }
+      error(at, describe_edge(e.from, e.to), field, std::move(message));
+    }
+  }
+}
+
+ImportReport ImportSession::commit(GraphOperations& graph) {
+  index_vertices();
+  if (!incomplete_ && !stopped()) resolve_endpoints();
+  if (errors_ > 0) fail();
+  write(graph);
+  return finish();
+}
+
+void ImportSession::write(GraphOperations& graph) {
+  vertex_label_used_.assign(labels_.size(), false);
+  edge_label_used_.assign(labels_.size(), false);
+  std::vector<ElementId> created(vertices_.size());
+  std::vector<std::uint32_t> order;  // staged indexes of the vertices created, in creation order
+  order.reserve(vertices_.size());
+  std::size_t edge = 0;
+  bool in_edges = false;
+  try {
+    for (std::uint32_t i = 0; i < vertices_.size(); ++i) {
+      if (vertices_[i].skip) continue;
+      created[i] = graph.create_vertex(labels_[vertices_[i].label], vertices_[i].properties).id;
+      order.push_back(i);
+      vertex_label_used_[vertices_[i].label] = true;
+    }
+    in_edges = true;
+    for (; edge < edges_.size(); ++edge) {
+      if (edge + kPrefetchDistance < edges_.size()) {
+        const auto& ahead = edges_[edge + kPrefetchDistance];
+        if (ahead.from_vertex < created.size()) __builtin_prefetch(&created[ahead.from_vertex]);
+        if (ahead.to_vertex < created.size()) __builtin_prefetch(&created[ahead.to_vertex]);
+      }
+      const auto& e = edges_[edge];
+      if (e.from_vertex == kNone) continue;  // skipped under skip_edge
+      graph.create_edge(created[e.from_vertex], created[e.to_vertex], labels_[e.label], e.properties);
+      ++edges_created_;
+      edge_label_used_[e.label] = true;
+    }
+  } catch (const std::exception& failure) {
+    // Undo: deleting a vertex deletes its edges, and every edge created here joins two
+    // vertices created here.
+    std::size_t undone = 0;
+    std::string rollback_error;
+    for (std::size_t k = order.size(); k-- > 0;) {
+      try {
+        if (graph.delete_vertex(labels_[vertices_[order[k]].label], created[order[k]])) ++undone;
+      } catch (const std::exception& e) {
+        if (rollback_error.empty()) rollback_error = e.what();
+      }
+    }
+    Location at;
+    std::string element;
+    if (in_edges) {
+      at = edges_[edge].at();
+      element = describe_edge(edges_[edge].from, edges_[edge].to);
+    } else {
+      std::size_t failed = order.empty() ? 0 : order.back() + 1;
+      while (failed < vertices_.size() && vertices_[failed].skip) ++failed;
+      at = vertices_[failed].at();
+      element = describe_vertex(vertices_[failed].id);
+    }
+    std::string message = fmt::format("the graph rejected this record: {}; ", failure.what());
+    message += rollback_error.empty()
+                   ? fmt::format("the {} vertices created so far were deleted again", undone)
+                   : fmt::format("rolling back failed ({}): the graph may hold part of the import",
+                                 rollback_error);
+    edges_created_ = 0;
+    error(at, std::move(element), "", std::move(message));
+    fail();
+  }
+  vertices_created_ = order.size();
+}
+
+ImportReport ImportSession::finish() {
+  ImportReport report;
+  report.format = format_;
+  report.records_read = records_read_;
+  report.vertices_created = vertices_created_;
+  report.edges_created = edges_created_;
+  report.skipped = skipped_;
+  report.problems_omitted = problems_omitted_;
+  // Problems in input order: by source, then position; problems without a place first.
+  std::stable_sort(problems_.begin(), problems_.end(), [](const PendingProblem& a, const PendingProblem& b) {
+    auto key = [](const PendingProblem& p) {
+      return p.at ? std::pair{std::uint64_t{p.at->source} + 1, p.at->offset} : std::pair{std::uint64_t{0}, std::uint64_t{0}};
+    };
+    return key(a) < key(b);
+  });
+  report.problems.reserve(problems_.size());
+  for (auto& pending : problems_) {
+    if (pending.at) {
+      auto& src = *sources_[pending.at->source];
+      auto pos = src.position(pending.at->offset);
+      pending.problem.file = src.name();
+      pending.problem.line = pos.line;
+      pending.problem.column = pos.column;
+    }
+    report.problems.push_back(std::move(pending.problem));
+  }
+  problems_.clear();
+  if (vertices_created_ > 0 || edges_created_ > 0) {
+    for (LabelRef l = 0; l < labels_.size(); ++l) {
+      if (vertex_label_used_[l]) report.vertex_labels.push_back(labels_[l]);
+      if (edge_label_used_[l]) report.edge_labels.push_back(labels_[l]);
+    }
+    std::sort(report.vertex_labels.begin(), report.vertex_labels.end());
+    std::sort(report.edge_labels.begin(), report.edge_labels.end());
+  }
+  report.elapsed = std::chrono::steady_clock::now() - started_;
+  return report;
+}
+
+void ImportSession::fail() {
+  vertices_created_ = 0;
+  edges_created_ = 0;
+  throw ImportFailed(finish());
+}
+
+}  // namespace propgraph::io::detail
