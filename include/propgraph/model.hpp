@@ -202,6 +202,20 @@ struct Vertex {
   friend bool operator==(const Vertex&, const Vertex&) = default;
 };
 
+/// A vertex to create in bulk (GraphOperations::create_vertices).
+struct NewVertex {
+  std::string label;
+  Properties properties;
+};
+
+/// An edge to create in bulk (GraphOperations::create_edges).
+struct NewEdge {
+  ElementId from;
+  ElementId to;
+  std::string label;
+  Properties properties;
+};
+
 /// A directed edge `from -> to`, as returned by a backend.
 struct Edge {
   ElementId id;

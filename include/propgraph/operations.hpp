@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +71,15 @@ class GraphOperations {
                                           const Properties& properties) = 0;
   virtual bool delete_edge(std::string_view label, const ElementId& id) = 0;
   [[nodiscard]] virtual std::int64_t count_edges(std::string_view label) = 0;
+
+  // -- bulk writes (loaders) ----------------------------------------------------------------
+  /// Creates every vertex, all or nothing; returns their ids in input order. Validation is that
+  /// of create_vertex. The default loops over create_vertex and deletes what it created when
+  /// one fails; backends override it with a single-transaction version.
+  virtual std::vector<ElementId> create_vertices(std::span<const NewVertex> vertices);
+  /// Creates every edge, all or nothing; returns their ids in input order. Endpoints must exist
+  /// before the call (NotFound otherwise).
+  virtual std::vector<ElementId> create_edges(std::span<const NewEdge> edges);
 
   // -- traversal ---------------------------------------------------------------------------
   /// Distinct vertices 1..max_depth hops from start, never start itself; ascending id.

@@ -266,34 +266,55 @@ ImportReport ImportSession::commit(GraphOperations& graph) {
 void ImportSession::write(GraphOperations& graph) {
   vertex_label_used_.assign(labels_.size(), false);
   edge_label_used_.assign(labels_.size(), false);
+  // Records go to the backend in bulk batches (each all or nothing); a failed batch undoes the
+  // batches before it by deleting their vertices, which takes every edge created here along.
+  constexpr std::size_t kBatch = std::size_t{1} << 14;
   std::vector<ElementId> created(vertices_.size());
   std::vector<std::uint32_t> order;  // staged indexes of the vertices created, in creation order
   order.reserve(vertices_.size());
-  std::size_t edge = 0;
+  std::vector<NewVertex> vertex_batch;
+  std::vector<NewEdge> edge_batch;
+  std::vector<std::uint32_t> batch_index;  // staged indexes of the records in the open batch
+  vertex_batch.reserve(std::min(kBatch, vertices_.size()));
   bool in_edges = false;
+  auto flush_vertices = [&] {
+    if (vertex_batch.empty()) return;
+    auto ids = graph.create_vertices(vertex_batch);
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      created[batch_index[k]] = std::move(ids[k]);
+      order.push_back(batch_index[k]);
+      vertex_label_used_[vertices_[batch_index[k]].label] = true;
+    }
+    vertex_batch.clear();
+    batch_index.clear();
+  };
+  auto flush_edges = [&] {
+    if (edge_batch.empty()) return;
+    graph.create_edges(edge_batch);
+    edges_created_ += edge_batch.size();
+    for (auto i : batch_index) edge_label_used_[edges_[i].label] = true;
+    edge_batch.clear();
+    batch_index.clear();
+  };
   try {
     for (std::uint32_t i = 0; i < vertices_.size(); ++i) {
       if (vertices_[i].skip) continue;
-      created[i] = graph.create_vertex(labels_[vertices_[i].label], vertices_[i].properties).id;
-      order.push_back(i);
-      vertex_label_used_[vertices_[i].label] = true;
+      vertex_batch.push_back(NewVertex{labels_[vertices_[i].label], vertices_[i].properties});
+      batch_index.push_back(i);
+      if (vertex_batch.size() == kBatch) flush_vertices();
     }
+    flush_vertices();
     in_edges = true;
-    for (; edge < edges_.size(); ++edge) {
-      if (edge + kPrefetchDistance < edges_.size()) {
-        const auto& ahead = edges_[edge + kPrefetchDistance];
-        if (ahead.from_vertex < created.size()) __builtin_prefetch(&created[ahead.from_vertex]);
-        if (ahead.to_vertex < created.size()) __builtin_prefetch(&created[ahead.to_vertex]);
-      }
-      const auto& e = edges_[edge];
+    edge_batch.reserve(std::min(kBatch, edges_.size()));
+    for (std::uint32_t i = 0; i < edges_.size(); ++i) {
+      const auto& e = edges_[i];
       if (e.from_vertex == kNone) continue;  // skipped under skip_edge
-      graph.create_edge(created[e.from_vertex], created[e.to_vertex], labels_[e.label], e.properties);
-      ++edges_created_;
-      edge_label_used_[e.label] = true;
+      edge_batch.push_back(NewEdge{created[e.from_vertex], created[e.to_vertex], labels_[e.label], e.properties});
+      batch_index.push_back(i);
+      if (edge_batch.size() == kBatch) flush_edges();
     }
+    flush_edges();
   } catch (const std::exception& failure) {
-    // Undo: deleting a vertex deletes its edges, and every edge created here joins two
-    // vertices created here.
     std::size_t undone = 0;
     std::string rollback_error;
     for (std::size_t k = order.size(); k-- > 0;) {
@@ -303,18 +324,20 @@ void ImportSession::write(GraphOperations& graph) {
         if (rollback_error.empty()) rollback_error = e.what();
       }
     }
+    // The batch failed as a whole: point at its first record.
     Location at;
     std::string element;
     if (in_edges) {
-      at = edges_[edge].at();
-      element = describe_edge(edges_[edge].from, edges_[edge].to);
+      const auto& first = edges_[batch_index.front()];
+      at = first.at();
+      element = describe_edge(first.from, first.to);
     } else {
-      std::size_t failed = order.empty() ? 0 : order.back() + 1;
-      while (failed < vertices_.size() && vertices_[failed].skip) ++failed;
-      at = vertices_[failed].at();
-      element = describe_vertex(vertices_[failed].id);
+      const auto& first = vertices_[batch_index.front()];
+      at = first.at();
+      element = describe_vertex(first.id);
     }
-    std::string message = fmt::format("the graph rejected this record: {}; ", failure.what());
+    std::string message = fmt::format("the graph rejected the batch of {} records starting here: {}; ",
+                                      batch_index.size(), failure.what());
     message += rollback_error.empty()
                    ? fmt::format("the {} vertices created so far were deleted again", undone)
                    : fmt::format("rolling back failed ({}): the graph may hold part of the import",

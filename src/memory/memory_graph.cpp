@@ -214,6 +214,46 @@ struct MemoryGraph::Impl {
 
   // -- writes (caller holds the unique lock) -------------------------------------------------
 
+  template <typename Records>
+  static void reserve_slots(Records& records, std::size_t more, std::string_view kind) {
+    if (records.size() + more >= kNoSlot - 1) {
+      throw InvalidArgument(fmt::format("MemoryGraph is full: {} slots are limited to 2^32 - 2", kind));
+    }
+  }
+
+  Slot insert_vertex(std::string_view label, Properties properties) {
+    const auto slot = static_cast<Slot>(store.vertices.size());
+    const LabelId l = store.labels.intern(label);
+    store.vertices.push_back(detail::VertexRecord{l, true, std::move(properties), {}, {}});
+    auto& m = members(store.vertices_by_label, l);
+    m.slots.push_back(slot);
+    ++m.live;
+    ++store.live_vertices;
+    return slot;
+  }
+
+  /// Both endpoint slots; NotFound names the missing one.
+  std::pair<Slot, Slot> endpoints(const ElementId& from, const ElementId& to) const {
+    Slot f = vertex_slot(from);
+    if (f == kNoSlot) throw NotFound(fmt::format("create_edge: source vertex '{}' not found", from.str()));
+    Slot t = vertex_slot(to);
+    if (t == kNoSlot) throw NotFound(fmt::format("create_edge: target vertex '{}' not found", to.str()));
+    return {f, t};
+  }
+
+  Slot insert_edge(Slot f, Slot t, std::string_view label, Properties properties) {
+    const auto slot = static_cast<Slot>(store.edges.size());
+    const LabelId l = store.labels.intern(label);
+    store.edges.push_back(detail::EdgeRecord{l, true, f, t, std::move(properties)});
+    store.vertices[f].out.push_back(AdjEntry{slot, t, l});
+    store.vertices[t].in.push_back(AdjEntry{slot, f, l});
+    auto& m = members(store.edges_by_label, l);
+    m.slots.push_back(slot);
+    ++m.live;
+    ++store.live_edges;
+    return slot;
+  }
+
   void unlink(std::vector<AdjEntry>& list, Slot edge) {
     auto it = std::lower_bound(list.begin(), list.end(), edge,
                                [](const AdjEntry& a, Slot e) { return a.edge < e; });
@@ -695,16 +735,21 @@ Vertex MemoryGraph::create_vertex(std::string_view label, const Properties& prop
   validate_properties(properties);
   Properties stored = without_nulls(properties);
   std::unique_lock lock(impl_->mutex);
-  auto& s = impl_->store;
-  if (s.vertices.size() >= kNoSlot - 1) throw InvalidArgument("MemoryGraph is full (2^32 - 2 vertex slots)");
-  const auto slot = static_cast<Slot>(s.vertices.size());
-  const LabelId l = s.labels.intern(label);
-  s.vertices.push_back(detail::VertexRecord{l, true, std::move(stored), {}, {}});
-  auto& m = Impl::members(s.vertices_by_label, l);
-  m.slots.push_back(slot);
-  ++m.live;
-  ++s.live_vertices;
-  return impl_->make_vertex(slot);
+  impl_->reserve_slots(impl_->store.vertices, 1, "vertex");
+  return impl_->make_vertex(impl_->insert_vertex(label, std::move(stored)));
+}
+
+std::vector<ElementId> MemoryGraph::create_vertices(std::span<const NewVertex> vertices) {
+  for (const auto& v : vertices) {
+    validate_label(v.label);
+    validate_properties(v.properties);
+  }
+  std::vector<ElementId> ids;
+  ids.reserve(vertices.size());
+  std::unique_lock lock(impl_->mutex);
+  impl_->reserve_slots(impl_->store.vertices, vertices.size(), "vertex");
+  for (const auto& v : vertices) ids.push_back(impl_->make_id('v', impl_->insert_vertex(v.label, without_nulls(v.properties))));
+  return ids;
 }
 
 std::optional<Vertex> MemoryGraph::find_vertex_by_id(std::string_view label, const ElementId& id) {
@@ -759,22 +804,29 @@ Edge MemoryGraph::create_edge(const ElementId& from, const ElementId& to, std::s
   validate_properties(properties);
   Properties stored = without_nulls(properties);
   std::unique_lock lock(impl_->mutex);
-  auto& s = impl_->store;
-  Slot f = impl_->vertex_slot(from);
-  if (f == kNoSlot) throw NotFound(fmt::format("create_edge: source vertex '{}' not found", from.str()));
-  Slot t = impl_->vertex_slot(to);
-  if (t == kNoSlot) throw NotFound(fmt::format("create_edge: target vertex '{}' not found", to.str()));
-  if (s.edges.size() >= kNoSlot - 1) throw InvalidArgument("MemoryGraph is full (2^32 - 2 edge slots)");
-  const auto slot = static_cast<Slot>(s.edges.size());
-  const LabelId l = s.labels.intern(label);
-  s.edges.push_back(detail::EdgeRecord{l, true, f, t, std::move(stored)});
-  s.vertices[f].out.push_back(AdjEntry{slot, t, l});
-  s.vertices[t].in.push_back(AdjEntry{slot, f, l});
-  auto& m = Impl::members(s.edges_by_label, l);
-  m.slots.push_back(slot);
-  ++m.live;
-  ++s.live_edges;
-  return impl_->make_edge(slot);
+  auto [f, t] = impl_->endpoints(from, to);
+  impl_->reserve_slots(impl_->store.edges, 1, "edge");
+  return impl_->make_edge(impl_->insert_edge(f, t, label, std::move(stored)));
+}
+
+std::vector<ElementId> MemoryGraph::create_edges(std::span<const NewEdge> edges) {
+  for (const auto& e : edges) {
+    validate_label(e.label);
+    validate_properties(e.properties);
+  }
+  std::vector<ElementId> ids;
+  ids.reserve(edges.size());
+  std::unique_lock lock(impl_->mutex);
+  // Resolve every endpoint before the first insert: a missing one then changes nothing.
+  std::vector<std::pair<Slot, Slot>> ends;
+  ends.reserve(edges.size());
+  for (const auto& e : edges) ends.push_back(impl_->endpoints(e.from, e.to));
+  impl_->reserve_slots(impl_->store.edges, edges.size(), "edge");
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    ids.push_back(impl_->make_id(
+        'e', impl_->insert_edge(ends[i].first, ends[i].second, edges[i].label, without_nulls(edges[i].properties))));
+  }
+  return ids;
 }
 
 std::optional<Edge> MemoryGraph::find_edge_by_id(std::string_view label, const ElementId& id) {

@@ -595,6 +595,43 @@ TYPED_TEST_P(GraphConformance, CreateEdgeRejectsBadLabelsAndChangesNothing) {
   EXPECT_EQ(g.degree_centrality(p.alice.id), (Degree{p.alice.id, 0, 2}));
 }
 
+TYPED_TEST_P(GraphConformance, BulkCreateReturnsIdsInInputOrder) {
+  auto& g = this->graph();
+  const std::vector<NewVertex> people{{"Person", {{"name", "Ann"}}}, {"Person", {{"name", "Ben"}, {"x", nullptr}}},
+                                      {"Robot", {}}};
+  const auto ids = g.create_vertices(people);
+  ASSERT_EQ(ids.size(), 3u);
+  EXPECT_EQ(name_of(*g.find_vertex_by_id("Person", ids[0])), "Ann");
+  EXPECT_EQ(g.find_vertex_by_id("Person", ids[1])->properties, (Properties{{"name", "Ben"}}));
+  EXPECT_TRUE(g.find_vertex_by_id("Robot", ids[2]));
+  EXPECT_TRUE(ids[0] < ids[1] && ids[1] < ids[2]) << "ids follow creation order";
+  const std::vector<NewEdge> links{{ids[0], ids[1], "KNOWS", {{"since", 2020}}}, {ids[2], ids[2], "SELF", {}}};
+  const auto edge_ids = g.create_edges(links);
+  ASSERT_EQ(edge_ids.size(), 2u);
+  const auto knows = g.find_edge_by_id("KNOWS", edge_ids[0]);
+  ASSERT_TRUE(knows);
+  EXPECT_EQ(knows->from, ids[0]);
+  EXPECT_EQ(knows->to, ids[1]);
+  EXPECT_EQ(knows->properties, (Properties{{"since", 2020}}));
+  EXPECT_TRUE(g.find_edge_by_id("SELF", edge_ids[1]));
+}
+
+TYPED_TEST_P(GraphConformance, BulkCreateIsAllOrNothing) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  const std::vector<NewVertex> bad_label{{"Person", {}}, {"not a label", {}}};
+  EXPECT_THROW(g.create_vertices(bad_label), InvalidArgument);
+  EXPECT_EQ(g.count_vertices("Person"), 4);
+  const std::vector<NewEdge> missing_end{{p.alice.id, p.bob.id, "KNOWS", {}},
+                                         {p.alice.id, ElementId("no-such-vertex"), "KNOWS", {}}};
+  EXPECT_THROW(g.create_edges(missing_end), NotFound);
+  const std::vector<NewEdge> bad_edge_label{{p.alice.id, p.bob.id, "KNOWS", {}}, {p.bob.id, p.alice.id, "", {}}};
+  EXPECT_THROW(g.create_edges(bad_edge_label), InvalidArgument);
+  EXPECT_EQ(total_edges(g), 4);
+  EXPECT_EQ(g.degree_centrality(p.alice.id), (Degree{p.alice.id, 0, 2}));
+  EXPECT_TRUE(g.create_vertices(std::vector<NewVertex>{}).empty());
+}
+
 TYPED_TEST_P(GraphConformance, UpdateEdgeMergesAndNullRemoves) {
   auto& g = this->graph();
   const auto p = make_people(g);
@@ -1441,6 +1478,7 @@ REGISTER_TYPED_TEST_SUITE_P(GraphConformance,
                             CreateEdgeReturnsWhatFindReturns,
                             CreateEdgeWithMissingEndpointThrowsNotFound,
                             CreateEdgeRejectsBadLabelsAndChangesNothing,
+                            BulkCreateReturnsIdsInInputOrder, BulkCreateIsAllOrNothing,
                             UpdateEdgeMergesAndNullRemoves, DeleteEdgeKeepsItsEndpoints,
                             FindEdgesFiltersWithTypedEquality,
                             // neighbors

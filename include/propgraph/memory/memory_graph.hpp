@@ -55,6 +55,10 @@ class MemoryGraph final : public GraphOperations {
   bool delete_edge(std::string_view label, const ElementId& id) override;
   std::int64_t count_edges(std::string_view label) override;
 
+  /// One lock for the whole batch; validated completely before the first insert.
+  std::vector<ElementId> create_vertices(std::span<const NewVertex> vertices) override;
+  std::vector<ElementId> create_edges(std::span<const NewEdge> edges) override;
+
   std::vector<Vertex> neighbors(const ElementId& start, const NeighborOptions& options = {}) override;
   std::optional<Path> shortest_path(const ElementId& from, const ElementId& to,
                                     const PathOptions& options = {}) override;
