@@ -72,6 +72,13 @@ Properties::Properties(std::initializer_list<Entry> entries)
 
 Properties::Properties(std::vector<Entry> entries) {
   if (entries.empty()) return;
+  // Loaders hand over maps that are already sorted and unique: adopt them without sorting.
+  if (std::adjacent_find(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+        return !(a.first < b.first);
+      }) == entries.end()) {
+    entries_ = std::make_shared<const std::vector<Entry>>(std::move(entries));
+    return;
+  }
   // Stable sort keeps input order among equal keys; keep the last of each run.
   std::stable_sort(entries.begin(), entries.end(),
                    [](const Entry& a, const Entry& b) { return a.first < b.first; });
