@@ -1,0 +1,120 @@
+// The whole conformance suite, with every GraphOperations call made through the fiber facade
+// (`<method>_async(...).get()`), on the calling thread and on a FiberPool: the facade returns
+// exactly what the backend returns, errors included, for every method and option the suite uses.
+#include <memory>
+
+#include "conformance_suite.hpp"
+#include "propgraph/fiber.hpp"
+#include "propgraph/memory/memory_graph.hpp"
+
+namespace propgraph::fiber_test {
+namespace {
+
+/// A GraphOperations whose every method is its _async twin, immediately joined.
+class ThroughFiber final : public GraphOperations {
+ public:
+  explicit ThroughFiber(FiberPool* pool) : ops_(pool ? as_fiber(memory_, *pool) : as_fiber(memory_)) {}
+
+  bool create_graph(std::string_view name) override { return ops_.create_graph_async(name).get(); }
+  bool drop_graph(std::string_view name) override { return ops_.drop_graph_async(name).get(); }
+  bool graph_exists(std::string_view name) override { return ops_.graph_exists_async(name).get(); }
+  std::vector<std::string> vertex_labels() override { return ops_.vertex_labels_async().get(); }
+  std::vector<std::string> edge_labels() override { return ops_.edge_labels_async().get(); }
+
+  Vertex create_vertex(std::string_view label, const Properties& properties) override {
+    return ops_.create_vertex_async(label, properties).get();
+  }
+  std::optional<Vertex> find_vertex_by_id(std::string_view label, const ElementId& id) override {
+    return ops_.find_vertex_by_id_async(label, id).get();
+  }
+  std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& filter) override {
+    return ops_.find_vertices_by_label_async(label, filter).get();
+  }
+  std::optional<Vertex> update_vertex(std::string_view label, const ElementId& id,
+                                      const Properties& properties) override {
+    return ops_.update_vertex_async(label, id, properties).get();
+  }
+  bool delete_vertex(std::string_view label, const ElementId& id) override {
+    return ops_.delete_vertex_async(label, id).get();
+  }
+  std::int64_t count_vertices(std::string_view label) override { return ops_.count_vertices_async(label).get(); }
+
+  Edge create_edge(const ElementId& from, const ElementId& to, std::string_view label,
+                   const Properties& properties) override {
+    return ops_.create_edge_async(from, to, label, properties).get();
+  }
+  std::optional<Edge> find_edge_by_id(std::string_view label, const ElementId& id) override {
+    return ops_.find_edge_by_id_async(label, id).get();
+  }
+  std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& filter) override {
+    return ops_.find_edges_by_label_async(label, filter).get();
+  }
+  std::optional<Edge> update_edge(std::string_view label, const ElementId& id,
+                                  const Properties& properties) override {
+    return ops_.update_edge_async(label, id, properties).get();
+  }
+  bool delete_edge(std::string_view label, const ElementId& id) override {
+    return ops_.delete_edge_async(label, id).get();
+  }
+  std::int64_t count_edges(std::string_view label) override { return ops_.count_edges_async(label).get(); }
+
+  std::vector<Vertex> neighbors(const ElementId& start, const NeighborOptions& options) override {
+    return ops_.neighbors_async(start, options).get();
+  }
+  std::optional<Path> shortest_path(const ElementId& from, const ElementId& to,
+                                    const PathOptions& options) override {
+    return ops_.shortest_path_async(from, to, options).get();
+  }
+  std::vector<Path> all_paths(const ElementId& from, const ElementId& to, const PathOptions& options) override {
+    return ops_.all_paths_async(from, to, options).get();
+  }
+
+  std::vector<PageRankScore> page_rank(const PageRankOptions& options) override {
+    return ops_.page_rank_async(options).get();
+  }
+  std::optional<Degree> degree_centrality(const ElementId& id, const DegreeOptions& options) override {
+    return ops_.degree_centrality_async(id, options).get();
+  }
+  std::vector<Component> connected_components(const ComponentOptions& options) override {
+    return ops_.connected_components_async(options).get();
+  }
+  std::vector<Visit> bfs(const ElementId& start, const TraversalOptions& options) override {
+    return ops_.bfs_async(start, options).get();
+  }
+  std::vector<Visit> dfs(const ElementId& start, const TraversalOptions& options) override {
+    return ops_.dfs_async(start, options).get();
+  }
+  std::vector<Cycle> detect_cycles(const CycleOptions& options) override {
+    return ops_.detect_cycles_async(options).get();
+  }
+
+ private:
+  MemoryGraph memory_;
+  FiberOperations ops_;
+};
+
+struct OnCallingThread {
+  static std::unique_ptr<GraphOperations> make() { return std::make_unique<ThroughFiber>(nullptr); }
+};
+
+struct OnFiberPool {
+  static std::unique_ptr<GraphOperations> make() {
+    static FiberPool pool(2);  // outlives every graph of the suite
+    return std::make_unique<ThroughFiber>(&pool);
+  }
+};
+
+}  // namespace
+}  // namespace propgraph::fiber_test
+
+namespace propgraph::conformance {
+#ifdef PROPGRAPH_FIBER_ASAN
+// Many conformance tests expect backend exceptions, which unwind several frames on the fiber's
+// stack: under ASan that trips a known false positive (see fiber_operations_test.cpp), so the
+// suite runs through the facade only in builds without ASan.
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GraphConformance);
+#else
+using ThroughFiberFactories = ::testing::Types<fiber_test::OnCallingThread, fiber_test::OnFiberPool>;
+INSTANTIATE_TYPED_TEST_SUITE_P(ThroughFiber, GraphConformance, ThroughFiberFactories);
+#endif
+}  // namespace propgraph::conformance
