@@ -1,0 +1,106 @@
+# shellcheck shell=bash
+# Shared code for scripts/test and scripts/bench: logging, step bookkeeping, package set-up and
+# CMake preset builds. Source it; it defines functions and variables only.
+
+PROPGRAPH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# Parallel jobs for builds and ctest; override with PROPGRAPH_JOBS=N.
+PROPGRAPH_JOBS=${PROPGRAPH_JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+# shellcheck source=scripts/lib/packages.sh
+source "$PROPGRAPH_ROOT/scripts/lib/packages.sh"
+
+pg_log() { printf '==> %s\n' "$*"; }
+pg_err() { printf 'error: %s\n' "$*" >&2; }
+
+# "3m07s" from a number of seconds.
+pg_duration() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+
+# -- steps: run a command, time it, remember the outcome for the summary ---------------------
+PG_STEP_NAMES=()
+PG_STEP_RESULTS=()
+PG_STEP_SECONDS=()
+PG_FAILED_STEPS=()
+
+# pg_step NAME COMMAND...: runs COMMAND; returns its exit status.
+pg_step() {
+  local name=$1 start rc=0
+  shift
+  pg_log "$name: $*"
+  start=$SECONDS
+  "$@" || rc=$?
+  PG_STEP_NAMES+=("$name")
+  PG_STEP_SECONDS+=($((SECONDS - start)))
+  if ((rc == 0)); then
+    PG_STEP_RESULTS+=(ok)
+  else
+    PG_STEP_RESULTS+=("FAILED (exit $rc)")
+    PG_FAILED_STEPS+=("$name")
+    pg_err "$name failed with exit status $rc"
+  fi
+  return "$rc"
+}
+
+# pg_skip NAME REASON: records a step that did not run.
+pg_skip() {
+  PG_STEP_NAMES+=("$1")
+  PG_STEP_SECONDS+=(0)
+  PG_STEP_RESULTS+=("skipped: $2")
+  PG_FAILED_STEPS+=("$1")
+}
+
+# pg_summary SCRIPT_NAME: prints the step table and one closing line; returns 1 on any failure.
+pg_summary() {
+  local i
+  printf '\n%s summary\n' "$1"
+  for i in "${!PG_STEP_NAMES[@]}"; do
+    printf '  %-26s %8s  %s\n' "${PG_STEP_NAMES[$i]}" "$(pg_duration "${PG_STEP_SECONDS[$i]}")" \
+      "${PG_STEP_RESULTS[$i]}"
+  done
+  if ((${#PG_FAILED_STEPS[@]} == 0)); then
+    printf '%s: OK, all %d steps succeeded in %s\n' "$1" "${#PG_STEP_NAMES[@]}" "$(pg_duration "$SECONDS")"
+    return 0
+  fi
+  local failed
+  failed=$(printf '%s, ' "${PG_FAILED_STEPS[@]}")
+  printf '%s: FAILED (%s) after %s\n' "$1" "${failed%, }" "$(pg_duration "$SECONDS")"
+  return 1
+}
+
+# -- Debian packages -------------------------------------------------------------------------
+# pg_ensure_packages GROUP: installs the missing packages of GROUP (see packages.sh) when run as
+# root; otherwise prints the command to run and exits 1.
+pg_ensure_packages() {
+  local group=$1 package status missing=() wanted
+  mapfile -t wanted < <(propgraph_packages_for "$group")
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    pg_log "packages: no dpkg-query (not Debian); make sure these are installed: ${wanted[*]}"
+    return 0
+  fi
+  for package in "${wanted[@]}"; do
+    status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)
+    [[ $status == installed ]] || missing+=("$package")
+  done
+  if ((${#missing[@]} == 0)); then
+    pg_log "packages: all ${#wanted[@]} Debian packages present"
+    return 0
+  fi
+  pg_log "packages: missing ${missing[*]}"
+  if [[ $(id -u) -ne 0 ]]; then
+    pg_err "missing Debian packages; install them with:"
+    printf '  sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends %s\n' \
+      "${missing[*]}" >&2
+    exit 1
+  fi
+  apt-get update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# -- CMake presets (CMakePresets.json: debug, release, asan; build dirs build/<preset>) -------
+pg_configure() { cmake --preset "$1"; }
+pg_build() { cmake --build --preset "$1" --parallel "$PROPGRAPH_JOBS"; }
+# pg_ctest PRESET [CTEST ARGS...]
+pg_ctest() {
+  local preset=$1
+  shift
+  ctest --preset "$preset" --parallel "$PROPGRAPH_JOBS" "$@"
+}

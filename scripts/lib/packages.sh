@@ -1,0 +1,36 @@
+# shellcheck shell=bash
+# The Debian 12 packages propgraph needs: the one list that scripts/test and scripts/bench read.
+#
+# One package per line, "<group> <package>":
+#   all    needed by every script (toolchain, libraries the build links)
+#   test   needed only by scripts/test (for example a database server the tests start)
+#   bench  needed only by scripts/bench (plotting)
+# A new module adds its packages by adding one line each, e.g. "all libfoo-dev  # propgraph::foo".
+PROPGRAPH_DEBIAN_PACKAGES=(
+  "all build-essential"
+  "all cmake"
+  "all ninja-build"
+  "all pkg-config"
+  "all libboost-graph-dev"
+  "all libboost-fiber-dev"
+  "all libfmt-dev"
+  "all googletest"
+  "all libgtest-dev"
+  "all libbenchmark-dev"
+  "all libsimdjson-dev"   # propgraph::io (NDJSON)
+  "all libpugixml-dev"    # propgraph::io (GraphML)
+  "all libpq-dev"         # propgraph::postgres
+  "test postgresql"       # tests/postgres starts a throw-away server (initdb + pg_ctl)
+  "bench gnuplot-nox"
+)
+
+# propgraph_packages_for GROUP: prints the packages of "all" plus GROUP, one per line.
+propgraph_packages_for() {
+  local entry group package
+  for entry in "${PROPGRAPH_DEBIAN_PACKAGES[@]}"; do
+    read -r group package <<<"$entry"
+    if [[ $group == all || $group == "$1" ]]; then
+      printf '%s\n' "$package"
+    fi
+  done
+}
