@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <latch>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include <boost/fiber/operations.hpp>
@@ -52,7 +54,9 @@ struct Samples {
   std::size_t checksum = 0;
 
   void record(Clock::time_point issued, Clock::time_point done, const Window& w) {
-    if (done >= w.measure_from && done < w.end) ns.push_back((done - issued).count());
+    if (done >= w.measure_from && done < w.end) {
+      ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(done - issued).count());
+    }
   }
 };
 

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <sys/prctl.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -19,7 +20,7 @@
 #include <fstream>
 #include <optional>
 #include <regex>
-#include <set>
+#include <stdexcept>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -118,6 +119,13 @@ Args parse(int argc, char** argv) {
     }
     const auto eq = arg.find('=');
     std::string_view flag = arg.substr(0, eq);
+    constexpr std::string_view value_flags[] = {
+        "--only", "--cells", "--cell-ms", "--warmup-ms", "--events", "--event-modes", "--event-k",
+        "--event-threads", "--repeats", "--fiber-stack-kib", "--memory-fibers", "--memory-threads",
+        "--timer-slack-ns", "--out-dir", "--json"};
+    if (std::find(std::begin(value_flags), std::end(value_flags), flag) == std::end(value_flags)) {
+      throw std::invalid_argument(fmt::format("unknown flag {}", flag));
+    }
     std::string_view value;
     if (eq != std::string_view::npos) {
       value = arg.substr(eq + 1);
@@ -167,8 +175,6 @@ Args parse(int argc, char** argv) {
       a.out_dir = std::string(value);
     } else if (flag == "--json") {
       a.json = fs::path(std::string(value));
-    } else {
-      throw std::invalid_argument(fmt::format("unknown flag {}", flag));
     }
   }
   return a;
@@ -189,8 +195,7 @@ struct Target {
   std::optional<bool> met;  // nullopt: not measured in this run
 };
 
-std::vector<Target> check_targets(const Args& args, const LatencyTable* lat, const EventTable* ev,
-                                  const MemoryTable* mem) {
+std::vector<Target> check_targets(const LatencyTable* lat, const EventTable* ev, const MemoryTable* mem) {
   using std::chrono::milliseconds;
   std::vector<Target> out;
   if (lat) {
@@ -254,7 +259,6 @@ std::vector<Target> check_targets(const Args& args, const LatencyTable* lat, con
     if (p.count < 100'000) t.name += " (scaled down: the target is for 100000)";
     out.push_back(std::move(t));
   }
-  (void)args;
   return out;
 }
 
@@ -401,8 +405,8 @@ int main(int argc, char** argv) {
     memory = run_memory_probes(args.memory_config);
     print_memory_table(*memory);
   }
-  const auto targets = check_targets(args, latency ? &*latency : nullptr, events ? &*events : nullptr,
-                                     memory ? &*memory : nullptr);
+  const auto targets =
+      check_targets(latency ? &*latency : nullptr, events ? &*events : nullptr, memory ? &*memory : nullptr);
   print_targets(targets);
   const double total_s = seconds(Clock::now() - started);
   fmt::print("\nran in {:.0f} s; load average at end {}\n", total_s, load_average());
