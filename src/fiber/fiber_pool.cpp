@@ -154,8 +154,11 @@ namespace {
 void pool_thread(PoolState& pool) {
   boost::fibers::use_scheduling_algorithm<PoolAlgorithm>(pool);
   tl_pool = &pool;
+  // dispatch: a task runs until it first waits before the intake takes the next one. With post,
+  // a burst of submissions became as many live fibers at once (100k submitted events: +1 GiB
+  // and 7.4 µs CPU each, against +12 MiB and 1.2 µs with dispatch; propgraph-concurrency).
   const FiberOptions options{
-      .launch = boost::fibers::launch::post, .stack = pool.stack, .recycle = true};
+      .launch = boost::fibers::launch::dispatch, .stack = pool.stack, .recycle = true};
   boost::fibers::context* self = boost::fibers::context::active();  // this thread's main fiber
   std::unique_lock lock(pool.intake_mutex);
   for (;;) {
