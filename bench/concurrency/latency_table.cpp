@@ -32,13 +32,13 @@ std::atomic<std::size_t> result_sink{0};  // keeps results observable
 
 /// One graph call of the cell's operation; returns something derived from its result.
 struct Request {
-  LatencyGraph* graph;
-  const ElementId* alice;
+  GraphOperations* graph;
+  const ElementId* id;
   bool neighbors;
 
   std::size_t operator()() const {
-    if (neighbors) return graph->neighbors(*alice).size();
-    return graph->find_vertex_by_id("Person", *alice).has_value() ? 1 : 0;
+    if (neighbors) return graph->neighbors(*id).size();
+    return graph->find_vertex_by_id("Person", *id).has_value() ? 1 : 0;
   }
 };
 
@@ -182,6 +182,43 @@ const LatencyCell* LatencyTable::find(std::string_view op, std::chrono::nanoseco
   return nullptr;
 }
 
+CellMeasurement measure_cell(const CellSpec& spec) {
+  const Request request{spec.graph, spec.id, spec.op == "neighbors"};
+  const auto make_window = [&] {
+    const Clock::time_point now = Clock::now();
+    return Window{now, now + spec.warmup, now + spec.warmup + spec.window};
+  };
+  std::vector<Samples> samples;
+  switch (spec.mode->kind) {
+    case ModeKind::sync:
+      samples = run_sync(request, spec.clients, make_window());
+      break;
+    case ModeKind::thread_pool:
+      samples = run_thread_pool(request, spec.clients, spec.mode->threads, make_window);
+      break;
+    case ModeKind::fibers_one_thread:
+      samples = run_fibers_here(request, spec.clients, make_window(), spec.yield_between);
+      break;
+    case ModeKind::fiber_pool:
+      samples = run_fiber_pool(*spec.pool, request, spec.clients, make_window(), spec.yield_between);
+      break;
+  }
+  std::vector<std::int64_t> all;
+  for (auto& s : samples) {
+    all.insert(all.end(), s.ns.begin(), s.ns.end());
+    result_sink += s.checksum;
+  }
+  CellMeasurement m;
+  m.requests = all.size();
+  m.requests_per_s = static_cast<double>(m.requests) / seconds(spec.window);
+  m.p50_ns = quantile(all, 0.50);
+  m.p99_ns = quantile(all, 0.99);
+  // Little's law: the steady-state mean latency is C / throughput.
+  m.latency_lower_bound =
+      m.requests_per_s <= 0 || static_cast<double>(spec.clients) / m.requests_per_s > seconds(spec.warmup);
+  return m;
+}
+
 namespace {
 
 /// Runs one cell of `grid` unless the filter excludes it.
@@ -192,44 +229,24 @@ void run_cell(LatencyTable& table, const LatencyConfig& config, MemoryGraph& bac
                    .grid = std::string(grid)};
   if (config.filter && !std::regex_search(cell.name(), *config.filter)) return;
   LatencyGraph graph(backend, LatencyOptions::fixed(wait));
-  const Request request{&graph, &fixture.alice, op == "neighbors"};
-  const auto warmup = std::max<Clock::duration>(config.warmup, 2 * wait);
-  const auto make_window = [&] {
-    const Clock::time_point now = Clock::now();
-    return Window{now, now + warmup, now + warmup + config.window};
-  };
-  const bool yield_between = wait.count() == 0;
-  std::vector<Samples> samples;
-  switch (mode.kind) {
-    case ModeKind::sync:
-      samples = run_sync(request, clients, make_window());
-      break;
-    case ModeKind::thread_pool:
-      samples = run_thread_pool(request, clients, mode.threads, make_window);
-      break;
-    case ModeKind::fibers_one_thread:
-      samples = run_fibers_here(request, clients, make_window(), yield_between);
-      break;
-    case ModeKind::fiber_pool:
-      samples = run_fiber_pool(pool, request, clients, make_window(), yield_between);
-      break;
-  }
-  std::vector<std::int64_t> all;
-  for (auto& s : samples) {
-    all.insert(all.end(), s.ns.begin(), s.ns.end());
-    result_sink += s.checksum;
-  }
-  cell.requests = all.size();
+  const CellMeasurement m = measure_cell({.graph = &graph,
+                                          .id = &fixture.alice,
+                                          .op = op,
+                                          .clients = clients,
+                                          .mode = &mode,
+                                          .pool = &pool,
+                                          .warmup = std::max<Clock::duration>(config.warmup, 2 * wait),
+                                          .window = config.window,
+                                          .yield_between = wait.count() == 0});
+  cell.requests = m.requests;
   cell.window_s = seconds(config.window);
-  cell.requests_per_s = static_cast<double>(cell.requests) / cell.window_s;
-  cell.p50_ns = quantile(all, 0.50);
-  cell.p99_ns = quantile(all, 0.99);
+  cell.requests_per_s = m.requests_per_s;
+  cell.p50_ns = m.p50_ns;
+  cell.p99_ns = m.p99_ns;
+  cell.latency_lower_bound = m.latency_lower_bound;
   const double cpu_max = table.cpu_max_per_s[cell.op];
   cell.ideal_per_s =
       wait.count() == 0 ? cpu_max : std::min(static_cast<double>(clients) / seconds(wait), cpu_max);
-  // Little's law: the steady-state mean latency is C / throughput.
-  cell.latency_lower_bound =
-      cell.requests_per_s <= 0 || static_cast<double>(clients) / cell.requests_per_s > seconds(warmup);
   table.cells.push_back(std::move(cell));
   std::fputc('.', stderr);
   std::fflush(stderr);

@@ -15,6 +15,12 @@
 
 #include "bench_support.hpp"
 
+namespace propgraph {
+class FiberPool;
+class GraphOperations;
+struct ElementId;
+}  // namespace propgraph
+
 namespace propgraph::bench {
 
 enum class ModeKind { sync, thread_pool, fibers_one_thread, fiber_pool };
@@ -85,6 +91,35 @@ struct LatencyTable {
   [[nodiscard]] const LatencyCell* find(std::string_view op, std::chrono::nanoseconds wait,
                                         std::size_t concurrency, std::string_view mode) const;
 };
+
+/// What one cell measures: `clients` closed-loop clients, each calling `op` ("find_vertex_by_id"
+/// on label Person, or "neighbors") on `graph` for `id`, served as `mode` says. Every table of
+/// propgraph-concurrency measures its cells with this one function.
+struct CellSpec {
+  GraphOperations* graph = nullptr;
+  const ElementId* id = nullptr;
+  std::string_view op;
+  std::size_t clients = 1;
+  const Mode* mode = nullptr;
+  FiberPool* pool = nullptr;  // for ModeKind::fiber_pool
+  Clock::duration warmup{};
+  Clock::duration window{};
+  /// Fibers yield between requests, so that the clients of one thread take turns even when
+  /// a call never suspends (no wait).
+  bool yield_between = false;
+};
+
+struct CellMeasurement {
+  std::uint64_t requests = 0;  // completed inside the window
+  double requests_per_s = 0;
+  double p50_ns = 0;
+  double p99_ns = 0;
+  /// The closed loop had not cycled its queue before the window (C / throughput > warm-up):
+  /// p50/p99 are lower bounds of the steady state.
+  bool latency_lower_bound = false;
+};
+
+CellMeasurement measure_cell(const CellSpec& spec);
 
 /// Runs every cell the filter admits, printing a progress dot per cell to stderr.
 LatencyTable run_latency_table(const LatencyConfig& config);

@@ -7,6 +7,9 @@
 //   2. event table: 100,000 order-processing events that each wait k x 10 ms (k = 0, 1, 2, 5,
 //      10); fibers vs an Asio C++20-coroutine event loop vs a thread pool.
 //   3. memory: resident memory per waiting fiber and per waiting thread.
+//   4. postgres (only with a server: --postgres-dsn or $PROPGRAPH_PG_DSN): find_vertex_by_id and
+//      neighbors through PostgresGraph (pool of 8 connections) at C = 1 / 16 / 256; thread
+//      pools of 8 / 16 / 256, fibers on one thread, fibers on a 2-thread FiberPool.
 // Then checks the targets and writes <out>/propgraph-concurrency.json and
 // <out>/concurrency.png (gnuplot, when installed). `--help` lists the flags.
 #include <fmt/format.h>
@@ -31,6 +34,9 @@
 #include "event_table.hpp"
 #include "latency_table.hpp"
 #include "memory_probe.hpp"
+#ifdef PROPGRAPH_BENCH_WITH_POSTGRES
+#include "postgres_table.hpp"
+#endif
 
 #ifndef PROPGRAPH_BENCH_OUT_DIR
 #define PROPGRAPH_BENCH_OUT_DIR "build/bench"
@@ -43,9 +49,11 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view usage = R"(usage: propgraph-concurrency [flags]
   --quick                 short run: 100 ms cells, 10,000 events, 1 repeat, smaller memory probes
-  --only=LIST             comma-separated subset of latency,events,memory (default: all three)
-  --cells=REGEX           latency cells whose name matches, e.g. 'find_vertex_by_id/1ms/c256/'
-                          (names: OP/WAIT/cC/MODE; WAIT is 0, 1µs, 10µs, 50µs, 100µs, 1ms or 10ms)
+  --only=LIST             comma-separated subset of latency,events,memory,postgres (default: the
+                          first three, and postgres too when a server is given)
+  --cells=REGEX           latency and postgres cells whose name matches, e.g.
+                          'find_vertex_by_id/1ms/c256/' (names: OP/WAIT/cC/MODE, WAIT is 0, 1µs,
+                          10µs, 50µs, 100µs, 1ms or 10ms; postgres/OP/cC/MODE)
   --no-crossover          skip the crossover grid (waits 1/10/50 µs, C = 1/2/4/16, sync vs fibers)
   --cell-ms=N             measured window per latency cell (default 300)
   --warmup-ms=N           minimum warm-up per latency cell, before its window (default 50)
@@ -57,6 +65,11 @@ constexpr std::string_view usage = R"(usage: propgraph-concurrency [flags]
   --fiber-stack-kib=N     fixedsize stack for the event table and the large fiber probe (default 64)
   --memory-fibers=N       fibers in the large memory probe (default 100000)
   --memory-threads=N      threads in the thread memory probe (default 1000)
+  --postgres-dsn=DSN      libpq connection string of the server for the postgres table (default:
+                          $PROPGRAPH_PG_DSN; neither: the table is skipped). It creates a scratch
+                          graph there and drops it at the end.
+  --pg-cell-ms=N          measured window per postgres run (default 1000; --quick: 300)
+  --pg-repeats=N          runs per postgres cell; the median is reported (default 3; --quick: 1)
   --timer-slack-ns=N      timer slack of every thread, so waits end when asked (default 1000;
                           0 keeps the OS default, 50 µs)
   --out-dir=DIR           JSON, plot data and PNG (default )" PROPGRAPH_BENCH_OUT_DIR R"()
@@ -66,6 +79,11 @@ constexpr std::string_view usage = R"(usage: propgraph-concurrency [flags]
 
 struct Args {
   bool latency = true, events = true, memory = true;
+  bool postgres = false;           // asked for with --only=postgres
+  bool postgres_default = true;    // no --only: run it when a server is given
+  std::optional<std::string> postgres_dsn;
+  std::chrono::milliseconds pg_window{1000}, pg_warmup{200};
+  int pg_repeats = 3;
   bool plot = true;
   // Linux delays every timed sleep by up to the thread's timer slack (50 µs by default). The
   // waits here stand for network round trips, so make them as exact as the timer allows, for
@@ -100,6 +118,9 @@ Args parse(int argc, char** argv) {
       a.memory_config.fibers = 10'000;
       a.memory_config.default_stack_fibers = 2'000;
       a.memory_config.threads = 200;
+      a.pg_window = std::chrono::milliseconds(300);
+      a.pg_warmup = std::chrono::milliseconds(100);
+      a.pg_repeats = 1;
     }
   }
   for (int i = 1; i < argc; ++i) {
@@ -122,7 +143,7 @@ Args parse(int argc, char** argv) {
     constexpr std::string_view value_flags[] = {
         "--only", "--cells", "--cell-ms", "--warmup-ms", "--events", "--event-modes", "--event-k",
         "--event-threads", "--repeats", "--fiber-stack-kib", "--memory-fibers", "--memory-threads",
-        "--timer-slack-ns", "--out-dir", "--json"};
+        "--timer-slack-ns", "--out-dir", "--json", "--postgres-dsn", "--pg-cell-ms", "--pg-repeats"};
     if (std::find(std::begin(value_flags), std::end(value_flags), flag) == std::end(value_flags)) {
       throw std::invalid_argument(fmt::format("unknown flag {}", flag));
     }
@@ -135,16 +156,23 @@ Args parse(int argc, char** argv) {
       throw std::invalid_argument(fmt::format("{} needs a value", flag));
     }
     if (flag == "--only") {
-      a.latency = a.events = a.memory = false;
+      a.latency = a.events = a.memory = a.postgres = a.postgres_default = false;
       std::stringstream list{std::string(value)};
       for (std::string part; std::getline(list, part, ',');) {
         if (part == "latency") a.latency = true;
         else if (part == "events") a.events = true;
         else if (part == "memory") a.memory = true;
+        else if (part == "postgres") a.postgres = true;
         else throw std::invalid_argument(fmt::format("--only: unknown part '{}'", part));
       }
     } else if (flag == "--cells") {
       a.latency_config.filter.emplace(std::string(value));
+    } else if (flag == "--postgres-dsn") {
+      a.postgres_dsn = std::string(value);
+    } else if (flag == "--pg-cell-ms") {
+      a.pg_window = std::chrono::milliseconds(number<int>(flag, value));
+    } else if (flag == "--pg-repeats") {
+      a.pg_repeats = number<int>(flag, value);
     } else if (flag == "--cell-ms") {
       a.latency_config.window = std::chrono::milliseconds(number<int>(flag, value));
     } else if (flag == "--warmup-ms") {
@@ -177,6 +205,10 @@ Args parse(int argc, char** argv) {
       a.json = fs::path(std::string(value));
     }
   }
+  if (!a.postgres_dsn) {
+    if (const char* env = std::getenv("PROPGRAPH_PG_DSN"); env != nullptr && *env != '\0') a.postgres_dsn = env;
+  }
+  if (a.postgres_default && a.postgres_dsn) a.postgres = true;
   return a;
 }
 
@@ -261,6 +293,28 @@ std::vector<Target> check_targets(const LatencyTable* lat, const EventTable* ev,
   }
   return out;
 }
+
+#ifdef PROPGRAPH_BENCH_WITH_POSTGRES
+void add_postgres_targets(std::vector<Target>& out, const PostgresTable& pg) {
+  for (std::string_view op : latency_operations) {
+    Target t{fmt::format("postgres {}: fibers on one thread reach >= the throughput of a 16-thread pool at C=256", op),
+             "", std::nullopt};
+    const PostgresCell* one = pg.find(op, 256, "fibers-1thread");
+    const PostgresCell* threads = pg.find(op, 256, "threads-16");
+    if (one && threads && threads->median.requests_per_s > 0) {
+      const double ratio = one->median.requests_per_s / threads->median.requests_per_s;
+      t.met = ratio >= 1.0;
+      t.figures = fmt::format("fibers-1thread {}/s vs threads-16 {}/s = {:.2f}", format_rate(one->median.requests_per_s),
+                              format_rate(threads->median.requests_per_s), ratio);
+      if (const PostgresCell* pool = pg.find(op, 256, "fibers-pool2")) {
+        t.figures += fmt::format("; fibers-pool2 {}/s = {:.2f}", format_rate(pool->median.requests_per_s),
+                                 pool->median.requests_per_s / threads->median.requests_per_s);
+      }
+    }
+    out.push_back(std::move(t));
+  }
+}
+#endif
 
 void print_targets(const std::vector<Target>& targets) {
   fmt::print("\ntargets\n");
@@ -404,9 +458,42 @@ int main(int argc, char** argv) {
     std::fputs("memory probes ", stderr);
     memory = run_memory_probes(args.memory_config);
     print_memory_table(*memory);
+    std::fflush(stdout);
   }
-  const auto targets =
+  int status = 0;
+#ifdef PROPGRAPH_BENCH_WITH_POSTGRES
+  std::optional<PostgresTable> postgres;
+#endif
+  constexpr std::string_view no_server =
+      "\npostgres table skipped: no server given (--postgres-dsn=DSN or PROPGRAPH_PG_DSN; "
+      "`scripts/bench --concurrency --postgres` starts a throw-away one)\n";
+  if (args.postgres && !args.postgres_dsn) {
+    fmt::print("{}", no_server);
+  } else if (args.postgres) {
+#ifdef PROPGRAPH_BENCH_WITH_POSTGRES
+    std::fputs("postgres table ", stderr);
+    try {
+      postgres = run_postgres_table({.dsn = args.postgres_dsn,
+                                     .window = args.pg_window,
+                                     .warmup = args.pg_warmup,
+                                     .repeats = args.pg_repeats,
+                                     .filter = args.latency_config.filter});
+      print_postgres_table(*postgres);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "\npropgraph-concurrency: postgres table failed: %s\n", e.what());
+      status = 1;
+    }
+#else
+    fmt::print("\npostgres table skipped: this build has no propgraph::postgres (libpq-dev was missing)\n");
+#endif
+  } else if (args.postgres_default) {
+    fmt::print("{}", no_server);
+  }
+  auto targets =
       check_targets(latency ? &*latency : nullptr, events ? &*events : nullptr, memory ? &*memory : nullptr);
+#ifdef PROPGRAPH_BENCH_WITH_POSTGRES
+  if (postgres) add_postgres_targets(targets, *postgres);
+#endif
   print_targets(targets);
   const double total_s = seconds(Clock::now() - started);
   fmt::print("\nran in {:.0f} s; load average at end {}\n", total_s, load_average());
@@ -419,6 +506,9 @@ int main(int argc, char** argv) {
   if (latency) write_latency_json(json, *latency);
   if (events) write_event_json(json, *events);
   if (memory) write_memory_json(json, *memory);
+#ifdef PROPGRAPH_BENCH_WITH_POSTGRES
+  if (postgres) write_postgres_json(json, *postgres);
+#endif
   json.begin_array("targets");
   for (const auto& t : targets) {
     json.begin_object().field("target", t.name).field("figures", t.figures);
@@ -431,5 +521,5 @@ int main(int argc, char** argv) {
   std::ofstream(json_path) << json.str() << '\n';
   fmt::print("results: {}\n", json_path.string());
   if (latency && args.plot) write_chart(args.out_dir, *latency);
-  return 0;
+  return status;
 }
