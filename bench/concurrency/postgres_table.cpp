@@ -64,6 +64,9 @@ PostgresTable run_postgres_table(const PostgresConfig& config) {
   PostgresOptions admin_options = base;
   admin_options.graph = std::string(admin_graph);
   admin_options.pool_size = 1;
+  // fibers-1thread runs its fibers on this thread: let its scheduler wait for their sockets
+  // itself (FiberPool threads always do).
+  use_io_scheduler();
   PostgresGraph admin(admin_options);
   admin.create_graph(table.graph);
   try {
@@ -113,7 +116,7 @@ void print_postgres_table(const PostgresTable& table) {
   const auto& c = table.config;
   fmt::print("\nPostgreSQL: PostgresGraph (pool of {} connections) on a local server; graph of {} Person vertices\n"
              "with {} KNOWS edges each; requests/s and latency p50/p99; median of {} runs of {} ms (after {} ms\n"
-             "warm-up) per cell\n",
+             "warm-up) per cell; fibers-1thread: run_on_fiber on the main thread after use_io_scheduler()\n",
              postgres_pool_size, postgres_fixture_vertices, postgres_fixture_out_degree, std::max(1, c.repeats),
              c.window.count(), c.warmup.count());
   const std::string rule(17 + 21 * postgres_modes.size(), '-');

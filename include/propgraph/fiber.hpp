@@ -4,6 +4,7 @@
 
 #include "propgraph/fiber/fiber_operations.hpp"
 #include "propgraph/fiber/fiber_pool.hpp"
+#include "propgraph/fiber/io_scheduler.hpp"
 #include "propgraph/fiber/spawn.hpp"
 #include "propgraph/fiber/stack_allocator.hpp"
 #include "propgraph/fiber/when_all.hpp"

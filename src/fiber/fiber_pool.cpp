@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <deque>
 #include <exception>
@@ -17,6 +16,8 @@
 #include <boost/fiber/operations.hpp>
 #include <boost/fiber/scheduler.hpp>
 #include <boost/fiber/type.hpp>
+
+#include "fiber/io_poller.hpp"
 
 namespace propgraph::detail {
 
@@ -70,9 +71,13 @@ constinit thread_local PoolState* tl_pool = nullptr;  // the pool this thread be
 /// fibers) stay in a local queue; every other ready fiber goes to the pool queue, from which any
 /// pool thread may take it. Unlike Boost's algo::shared_work the queue is per pool (not one
 /// process-wide static) and a push wakes one sleeping pool thread.
+///
+/// Each pool thread is I/O-aware (fiber_io.hpp): a fiber that waits for a socket registers it in
+/// its thread's IoPoller; the thread polls it every few picks while such waits are pending and
+/// sleeps in it (epoll) instead of on a condition variable.
 class PoolAlgorithm final : public boost::fibers::algo::algorithm {
  public:
-  explicit PoolAlgorithm(PoolState& pool) noexcept : pool_(pool) {}
+  explicit PoolAlgorithm(PoolState& pool) : pool_(pool) { poller_.install(); }
 
   void awakened(boost::fibers::context* ctx) noexcept override {
     if (ctx->is_context(boost::fibers::type::pinned_context)) {
@@ -86,11 +91,14 @@ class PoolAlgorithm final : public boost::fibers::algo::algorithm {
       PoolAlgorithm* sleeper = pool_.sleepers.back();
       pool_.sleepers.pop_back();
       sleeper->woken_ = true;
-      sleeper->cv_.notify_one();  // under the lock: the sleeper cannot have gone away
+      sleeper->poller_.interrupt();  // under the lock: the sleeper cannot have gone away
     }
   }
 
   boost::fibers::context* pick_next() noexcept override {
+    // Socket waits end here while fibers keep this thread busy (before taking ready_mutex:
+    // waking a fiber calls awakened()).
+    if (poller_.poll_due(kIoPollEvery)) poller_.poll(IoPoller::Clock::time_point::min());
     // Prefer pool fibers, but give the local queue (this thread's dispatcher and main fiber)
     // a turn every few picks so that a pool queue that never drains cannot starve them.
     const bool local_turn = (++picks_ % 8 == 0) && !local_.empty();
@@ -125,11 +133,11 @@ class PoolAlgorithm final : public boost::fibers::algo::algorithm {
       return;
     }
     pool_.sleepers.push_back(this);
-    if (deadline == std::chrono::steady_clock::time_point::max()) {
-      cv_.wait(lock, [this] { return woken_; });
-    } else {
-      cv_.wait_until(lock, deadline, [this] { return woken_; });
-    }
+    lock.unlock();
+    // Returns on socket readiness, on interrupt() (a push to the pool queue, notify()) or at the
+    // deadline; a wake-up that finds nothing to run just brings the scheduler back here.
+    poller_.poll(deadline);
+    lock.lock();
     woken_ = false;
     auto& sleepers = pool_.sleepers;
     sleepers.erase(std::remove(sleepers.begin(), sleepers.end(), this), sleepers.end());
@@ -138,13 +146,16 @@ class PoolAlgorithm final : public boost::fibers::algo::algorithm {
   void notify() noexcept override {
     std::lock_guard lock(pool_.ready_mutex);
     woken_ = true;
-    cv_.notify_one();
+    poller_.interrupt();
   }
 
  private:
+  /// Picks between two looks at the sockets while fibers are ready to run.
+  static constexpr unsigned kIoPollEvery = 8;
+
   PoolState& pool_;
   boost::fibers::scheduler::ready_queue_type local_;
-  std::condition_variable cv_;  // waits on pool_.ready_mutex
+  IoPoller poller_;             // this thread's sockets; interrupt() ends its sleep
   bool woken_ = false;          // guarded by pool_.ready_mutex
   unsigned picks_ = 0;
 };

@@ -3,16 +3,13 @@
 
 #include <thread>
 
-#include <boost/fiber/context.hpp>
 #include <boost/fiber/operations.hpp>
-#include <boost/fiber/type.hpp>
+
+#include "fiber/fiber_io.hpp"
 
 namespace propgraph {
 
-bool running_on_fiber() noexcept {
-  const boost::fibers::context* active = boost::fibers::context::active();
-  return active != nullptr && !active->is_context(boost::fibers::type::main_context);
-}
+bool running_on_fiber() noexcept { return fiber_detail::running_on_fiber(); }
 
 void wait_until(std::chrono::steady_clock::time_point deadline) {
   if (running_on_fiber()) {

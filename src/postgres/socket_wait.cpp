@@ -34,13 +34,6 @@ std::uint32_t to_epoll(unsigned events) {
 
 }  // namespace
 
-bool running_on_fiber() {
-  // context::active() also sets up the thread's fiber scheduler on first use; a thread that
-  // never started a fiber is in its main context.
-  const auto* ctx = boost::fibers::context::active();
-  return ctx != nullptr && !ctx->is_context(boost::fibers::type::main_context);
-}
-
 struct Reactor::Waiter {
   boost::fibers::promise<void> ready;
 };
@@ -135,7 +128,16 @@ bool Reactor::wait(int fd, unsigned events, std::optional<Clock::time_point> dea
 }
 
 bool wait_socket(Reactor& reactor, int fd, unsigned events, std::optional<Clock::time_point> deadline) {
-  if (running_on_fiber()) return reactor.wait(fd, events, deadline);
+  if (running_on_fiber()) {
+    if (fiber_detail::ThreadIoWait* own = fiber_detail::thread_io_wait) {
+      switch (own->wait(fd, to_epoll(events) & ~static_cast<std::uint32_t>(EPOLLONESHOT), deadline)) {
+        case fiber_detail::ThreadIoWait::Result::ready: return true;
+        case fiber_detail::ThreadIoWait::Result::timed_out: return false;
+        case fiber_detail::ThreadIoWait::Result::error: throw_system_error("epoll_ctl");
+      }
+    }
+    return reactor.wait(fd, events, deadline);
+  }
   pollfd p{};
   p.fd = fd;
   if (events & readable) p.events |= POLLIN;

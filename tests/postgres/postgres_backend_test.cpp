@@ -6,6 +6,10 @@
 #include <boost/fiber/fiber.hpp>
 #include <boost/fiber/operations.hpp>
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -22,6 +26,8 @@
 #include "postgres/connection_pool.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 #include "propgraph/postgres/postgres_graph.hpp"
+#include "propgraph/fiber.hpp"
+#include "fiber/fiber_io.hpp"
 
 namespace propgraph {
 namespace {
@@ -624,6 +630,164 @@ TEST(PostgresFibers, ManyFibersOnOneThreadShareASmallPool) {
   for (auto& f : fibers) f.join();
   EXPECT_EQ(found, 64 * 5);
   EXPECT_LE(g->pool_status().open, 4u);
+}
+
+// == fibers whose own thread waits for the sockets (use_io_scheduler, FiberPool) ===============
+
+/// The two slow queries of TwoFibersOnOneThreadOverlapSlowQueries, on fibers of the calling
+/// thread, with a ticker fiber; checks the overlap and that the thread kept running fibers.
+void expect_two_slow_queries_overlap(postgres_detail::ConnectionPool& pool) {
+  const std::string sleep_sql = fmt::format("SELECT pg_sleep({})", kSleep);
+  const auto start = Clock::now();
+  bool done = false;
+  int ticks = 0;
+  auto slow_query = [&] {
+    auto c = pool.acquire();
+    c->exec(sleep_sql);
+  };
+  boost::fibers::fiber a(slow_query);
+  boost::fibers::fiber b(slow_query);
+  boost::fibers::fiber ticker([&] {
+    while (!done) {
+      ++ticks;
+      boost::this_fiber::sleep_for(10ms);
+    }
+  });
+  a.join();
+  b.join();
+  done = true;
+  ticker.join();
+  const double elapsed = seconds_since(start);
+  EXPECT_GE(elapsed, kSleep);
+  EXPECT_LT(elapsed, 1.6 * kSleep) << "the two sleeps ran one after the other";
+  EXPECT_GE(ticks, 10) << "the thread was blocked while its fibers waited";
+}
+
+TEST(PostgresIoScheduler, TheFibersOwnThreadWaitsAndSlowQueriesStillOverlap) {
+  PROPGRAPH_REQUIRE_SERVER();
+  using namespace postgres_detail;
+  ConnectionPool pool(PoolSettings{*pgtest::server_dsn(), 2, 5000ms, 10000ms}, Reactor::shared());
+  std::thread([&] {
+    use_io_scheduler();
+    bool own_waits = false;
+    boost::fibers::fiber([&] {
+      own_waits = fiber_detail::thread_io_wait != nullptr;
+      auto c1 = pool.acquire();  // opened on this fiber: connection set-up waits here too
+      auto c2 = pool.acquire();
+    }).join();
+    EXPECT_TRUE(own_waits) << "use_io_scheduler() did not make the thread's waits its own";
+    expect_two_slow_queries_overlap(pool);
+  }).join();
+}
+
+TEST(PostgresIoScheduler, AServerThatNeverAnswersTimesOutAndTheThreadGoesOn) {
+  PROPGRAPH_REQUIRE_SERVER();
+  using namespace postgres_detail;
+  // A unix socket that accepts connections into its backlog and never answers them: libpq
+  // sends its start-up packet and waits for a reply, a timed wait.
+  char dir_template[] = "/tmp/propgraph-mute.XXXXXX";
+  ASSERT_NE(::mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  const std::string path = dir + "/.s.PGSQL.5432";
+  const int mute = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(mute, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  ASSERT_EQ(::bind(mute, reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(mute, 8), 0);
+
+  ConnectionPool real(PoolSettings{*pgtest::server_dsn(), 1, 5000ms, 10000ms}, Reactor::shared());
+  std::thread([&] {
+    use_io_scheduler();
+    bool done = false;
+    int ticks = 0;
+    boost::fibers::fiber ticker([&] {
+      while (!done) {
+        ++ticks;
+        boost::this_fiber::sleep_for(10ms);
+      }
+    });
+    for (int attempt = 0; attempt < 2; ++attempt) {  // the second reuses the first's fd number
+      const auto start = Clock::now();
+      std::string error;
+      boost::fibers::fiber([&] {
+        try {
+          Connection::open(fmt::format("host={} port=5432 user=nobody dbname=none", dir), *Reactor::shared(), 200ms);
+        } catch (const ConnectionError& e) {
+          error = e.what();
+        }
+      }).join();
+      EXPECT_NE(error.find("no answer within 200 ms"), std::string::npos) << error;
+      EXPECT_GE(seconds_since(start), 0.19);
+      EXPECT_LT(seconds_since(start), 1.5);
+    }
+    std::optional<std::string> answer;
+    boost::fibers::fiber([&] {  // the thread's waits still work for a server that answers
+      auto c = real.acquire();
+      answer = std::string(c->exec("SELECT 'yes'").text(0, 0));
+    }).join();
+    EXPECT_EQ(answer, "yes");
+    done = true;
+    ticker.join();
+    EXPECT_GE(ticks, 20) << "the thread was blocked while its fibers waited";
+  }).join();
+  ::close(mute);
+  ::unlink(path.c_str());
+  ::rmdir(dir.c_str());
+}
+
+TEST(PostgresIoScheduler, ManyFibersOnAFiberPoolShareASmallPool) {
+  auto g = pgtest::scratch_graph({.pool_size = 4});
+  if (!g) GTEST_SKIP() << pgtest::skip_reason();
+  const auto v = g->create_vertex("P", {{"name", "v"}});
+  const auto w = g->create_vertex("P", {{"name", "w"}});
+  g->create_edge(v.id, w.id, "E");
+  std::atomic<int> found{0};
+  std::atomic<int> own_waits{0};
+  {
+    FiberPool fibers(2);
+    std::vector<Future<void>> done;
+    for (int f = 0; f < 64; ++f) {
+      done.push_back(fibers.submit([&] {
+        if (fiber_detail::thread_io_wait != nullptr) ++own_waits;
+        for (int i = 0; i < 5; ++i) {
+          if (g->find_vertex_by_id("P", v.id)) ++found;
+          if (g->neighbors(v.id).size() != 1) found -= 1000;
+        }
+      }));
+    }
+    for (auto& d : done) d.get();
+  }
+  EXPECT_EQ(found, 64 * 5);
+  EXPECT_EQ(own_waits, 64);
+  EXPECT_LE(g->pool_status().open, 4u);
+}
+
+TEST(PostgresIoScheduler, SlowQueriesOnAFiberPoolOverlap) {
+  PROPGRAPH_REQUIRE_SERVER();
+  using namespace postgres_detail;
+  ConnectionPool pool(PoolSettings{*pgtest::server_dsn(), 4, 5000ms, 10000ms}, Reactor::shared());
+  {
+    auto c1 = pool.acquire();
+    auto c2 = pool.acquire();
+    auto c3 = pool.acquire();
+    auto c4 = pool.acquire();
+  }
+  FiberPool fibers(2);
+  const std::string sleep_sql = fmt::format("SELECT pg_sleep({})", kSleep);
+  const auto start = Clock::now();
+  std::vector<Future<void>> done;
+  for (int q = 0; q < 4; ++q) {  // more slow queries than pool threads
+    done.push_back(fibers.submit([&] {
+      auto c = pool.acquire();
+      c->exec(sleep_sql);
+    }));
+  }
+  for (auto& d : done) d.get();
+  const double elapsed = seconds_since(start);
+  EXPECT_GE(elapsed, kSleep);
+  EXPECT_LT(elapsed, 1.6 * kSleep) << "the sleeps did not overlap";
 }
 
 }  // namespace

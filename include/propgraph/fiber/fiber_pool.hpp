@@ -49,8 +49,10 @@ struct PoolState;
 /// - Scheduling: every pool thread runs a work-sharing scheduler (the policy of Boost.Fiber's
 ///   algo::shared_work) whose queue belongs to this pool, so several pools may coexist and
 ///   threads outside the pool are unaffected. A fiber made ready on one pool thread may resume
-///   on any of them. An idle pool thread sleeps on a condition variable (no spinning) and is
-///   woken when a fiber becomes ready or a task is submitted.
+///   on any of them. An idle pool thread sleeps in epoll (no spinning) and is woken when a
+///   fiber becomes ready, a task is submitted or a socket one of its fibers waits for is ready:
+///   the scheduler is I/O-aware like use_io_scheduler()'s, so PostgresGraph calls on pool
+///   fibers are woken by the pool thread itself, not by a reactor thread.
 /// - Submission is thread-safe from anywhere: a plain thread, a fiber on another thread, or a
 ///   fiber of this pool; it needs no Boost.Fiber scheduler on the submitting thread (so a
 ///   static pool may even be shut down during process exit). Waiting on the returned future

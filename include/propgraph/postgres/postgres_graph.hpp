@@ -61,10 +61,13 @@ struct PostgresOptions {
 /// pool of pool_size, opened on demand; when none is free a call queues (first come, first
 /// served once it has waited 1 ms) up to acquire_timeout, then throws
 /// ConnectionError("connection pool exhausted: waited 5000 ms for one of 8 connections").
-/// Waiting for the pool or the server suspends only the calling fiber: the socket is handed to
-/// an epoll reactor thread (one per process) that wakes the fiber, and the fiber's thread runs
-/// other fibers meanwhile. A call from a thread's main context (a plain thread) blocks that
-/// thread in poll(2) instead, as a blocking client would.
+/// Waiting for the pool or the server suspends only the calling fiber, and the fiber's thread
+/// runs other fibers meanwhile. On FiberPool threads and on threads that called
+/// use_io_scheduler() (propgraph/fiber/io_scheduler.hpp) the thread itself watches the socket:
+/// its scheduler polls an epoll set between fibers and sleeps in it when idle. On other threads
+/// the socket is handed to an epoll reactor thread (one per process) that wakes the fiber, at
+/// the cost of two thread wake-ups per round trip. A call from a thread's main context (a plain
+/// thread) blocks that thread in poll(2) instead, as a blocking client would.
 ///
 /// Errors: ConnectionError when the server cannot be reached or the connection breaks
 /// mid-call (the broken connection is discarded; later calls open fresh ones, so the pool
