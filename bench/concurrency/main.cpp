@@ -306,9 +306,11 @@ void add_postgres_targets(std::vector<Target>& out, const PostgresTable& pg) {
       t.met = ratio >= 1.0;
       t.figures = fmt::format("fibers-1thread {}/s vs threads-16 {}/s = {:.2f}", format_rate(one->median.requests_per_s),
                               format_rate(threads->median.requests_per_s), ratio);
-      if (const PostgresCell* pool = pg.find(op, 256, "fibers-pool2")) {
-        t.figures += fmt::format("; fibers-pool2 {}/s = {:.2f}", format_rate(pool->median.requests_per_s),
-                                 pool->median.requests_per_s / threads->median.requests_per_s);
+      for (std::string_view other : {std::string_view("fibers-pool2"), postgres_reactor_mode}) {
+        if (const PostgresCell* cell = pg.find(op, 256, other)) {
+          t.figures += fmt::format("; {} {}/s = {:.2f}", other, format_rate(cell->median.requests_per_s),
+                                   cell->median.requests_per_s / threads->median.requests_per_s);
+        }
       }
     }
     out.push_back(std::move(t));

@@ -2,12 +2,16 @@
 #include "postgres_table.hpp"
 
 #include <fmt/format.h>
+#include <libpq-fe.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <stdexcept>
+#include <thread>
 
 #include "propgraph/fiber.hpp"
 #include "propgraph/postgres/postgres_graph.hpp"
@@ -42,6 +46,40 @@ ElementId fill_fixture(GraphOperations& graph) {
   return ids[ids.size() / 2];
 }
 
+/// ANALYZE the scratch graph's tables, so that the planner's choices do not change when
+/// autovacuum gets to them halfway through the run (neighbors took 2 to 4 times longer per call
+/// before the first analyze).
+void analyze(const std::string& dsn, const std::string& schema) {
+  PGconn* conn = PQconnectdb(dsn.c_str());
+  const auto close = [&] { PQfinish(conn); };
+  if (PQstatus(conn) != CONNECTION_OK) {
+    const std::string error = PQerrorMessage(conn);
+    close();
+    throw std::runtime_error("ANALYZE: cannot connect: " + error);
+  }
+  const std::string sql = fmt::format("ANALYZE \"{0}\".vertices, \"{0}\".edges", schema);
+  PGresult* res = PQexec(conn, sql.c_str());
+  const bool ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+  const std::string error = ok ? "" : PQresultErrorMessage(res);
+  PQclear(res);
+  close();
+  if (!ok) throw std::runtime_error("ANALYZE: " + error);
+}
+
+/// Context switches of this process so far (every thread, voluntary and involuntary).
+std::int64_t context_switches() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_nvcsw + usage.ru_nivcsw;
+}
+
+const Mode& mode_named(std::string_view id) {
+  for (const Mode& m : postgres_modes) {
+    if (m.id == id) return m;
+  }
+  throw std::logic_error("unknown mode");
+}
+
 }  // namespace
 
 std::string PostgresCell::name() const { return fmt::format("postgres/{}/c{}/{}", op, concurrency, mode); }
@@ -73,31 +111,58 @@ PostgresTable run_postgres_table(const PostgresConfig& config) {
     FiberPool pool(2);
     PostgresGraph graph(bench_options);
     const ElementId id = fill_fixture(graph);
+    analyze(base.conninfo, graph.schema_name());
     for (std::string_view op : latency_operations) {
       for (const std::size_t clients : postgres_concurrencies) {
         for (const Mode& mode : postgres_modes) {
           PostgresCell cell{.op = std::string(op), .concurrency = clients, .mode = std::string(mode.id)};
-          if (config.filter && !std::regex_search(cell.name(), *config.filter)) continue;
-          std::vector<CellMeasurement> runs;
-          for (int r = 0; r < std::max(1, config.repeats); ++r) {
-            runs.push_back(measure_cell({.graph = &graph,
-                                         .id = &id,
-                                         .op = op,
-                                         .clients = clients,
-                                         .mode = &mode,
-                                         .pool = &pool,
-                                         .warmup = config.warmup,
-                                         .window = config.window}));
-            cell.runs_per_s.push_back(runs.back().requests_per_s);
-          }
-          std::sort(runs.begin(), runs.end(),
-                    [](const auto& a, const auto& b) { return a.requests_per_s < b.requests_per_s; });
-          cell.median = runs[runs.size() / 2];
-          table.cells.push_back(std::move(cell));
-          std::fputc('.', stderr);
-          std::fflush(stderr);
+          if (!config.filter || std::regex_search(cell.name(), *config.filter)) table.cells.push_back(std::move(cell));
         }
       }
+    }
+    // Repeats are rounds over every cell rather than back-to-back runs of one cell, so that a
+    // change in the machine's load hits all modes alike rather than a few cells.
+    struct Run {
+      CellMeasurement m;
+      double cpu_ns_per_request = 0;
+      double switches_per_request = 0;
+    };
+    std::vector<std::vector<Run>> runs(table.cells.size());
+    for (int r = 0; r < std::max(1, config.repeats); ++r) {
+      for (std::size_t i = 0; i < table.cells.size(); ++i) {
+        PostgresCell& cell = table.cells[i];
+        const CellSpec spec{.graph = &graph,
+                            .id = &id,
+                            .op = cell.op,
+                            .clients = cell.concurrency,
+                            .mode = &mode_named(cell.mode),
+                            .pool = &pool,
+                            .warmup = config.warmup,
+                            .window = config.window};
+        const double cpu_before = process_cpu_seconds();
+        const std::int64_t switches_before = context_switches();
+        CellMeasurement m;
+        if (cell.mode == postgres_reactor_mode) {
+          std::thread([&] { m = measure_cell(spec); }).join();
+        } else {
+          m = measure_cell(spec);
+        }
+        // Requests completed over warm-up and window, at the window's rate.
+        const double requests = m.requests_per_s * seconds(spec.warmup + spec.window);
+        runs[i].push_back({m, requests > 0 ? 1e9 * (process_cpu_seconds() - cpu_before) / requests : 0,
+                           requests > 0 ? static_cast<double>(context_switches() - switches_before) / requests : 0});
+        cell.runs_per_s.push_back(m.requests_per_s);
+        std::fputc('.', stderr);
+        std::fflush(stderr);
+      }
+    }
+    for (std::size_t i = 0; i < table.cells.size(); ++i) {
+      std::sort(runs[i].begin(), runs[i].end(),
+                [](const Run& a, const Run& b) { return a.m.requests_per_s < b.m.requests_per_s; });
+      const Run& median = runs[i][runs[i].size() / 2];
+      table.cells[i].median = median.m;
+      table.cells[i].cpu_ns_per_request = median.cpu_ns_per_request;
+      table.cells[i].switches_per_request = median.switches_per_request;
     }
   } catch (...) {
     try {
@@ -116,7 +181,9 @@ void print_postgres_table(const PostgresTable& table) {
   const auto& c = table.config;
   fmt::print("\nPostgreSQL: PostgresGraph (pool of {} connections) on a local server; graph of {} Person vertices\n"
              "with {} KNOWS edges each; requests/s and latency p50/p99; median of {} runs of {} ms (after {} ms\n"
-             "warm-up) per cell; fibers-1thread: run_on_fiber on the main thread after use_io_scheduler()\n",
+             "warm-up) per cell; fibers-1thread: run_on_fiber on the main thread after use_io_scheduler();\n"
+             "fibers-1t-reactor: the same on a thread with Boost's default scheduler (waits via the reactor thread);\n"
+             "cpu/req, csw/req: this process's CPU time and context switches per request (not the server's)\n",
              postgres_pool_size, postgres_fixture_vertices, postgres_fixture_out_degree, std::max(1, c.repeats),
              c.window.count(), c.warmup.count());
   const std::string rule(17 + 21 * postgres_modes.size(), '-');
@@ -142,6 +209,13 @@ void print_postgres_table(const PostgresTable& table) {
         fmt::print(" {:>20}", cell ? fmt::format("{}/{}", format_ns(cell->median.p50_ns), format_ns(cell->median.p99_ns))
                                    : std::string("-"));
       }
+      fmt::print("\n{:<17} {:>5}", "cpu/req, csw/req", "");
+      for (const Mode& m : postgres_modes) {
+        const PostgresCell* cell = table.find(op, conc, m.id);
+        fmt::print(" {:>20}", cell ? fmt::format("{} {:.1f}", format_ns(cell->cpu_ns_per_request),
+                                                 cell->switches_per_request)
+                                   : std::string("-"));
+      }
       fmt::print("\n");
     }
   }
@@ -164,7 +238,9 @@ void write_postgres_json(Json& json, const PostgresTable& table) {
         .field("requests", c.median.requests)
         .field("requests_per_s", c.median.requests_per_s)
         .field("p50_ns", c.median.p50_ns)
-        .field("p99_ns", c.median.p99_ns);
+        .field("p99_ns", c.median.p99_ns)
+        .field("client_cpu_ns_per_request", c.cpu_ns_per_request)
+        .field("context_switches_per_request", c.switches_per_request);
     json.begin_array("runs_per_s");
     for (const double r : c.runs_per_s) json.begin_object().field("requests_per_s", r).end_object();
     json.end_array();

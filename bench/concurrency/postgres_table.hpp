@@ -19,13 +19,17 @@
 namespace propgraph::bench {
 
 /// The modes of the PostgreSQL table, in column order.
-inline constexpr std::array<Mode, 5> postgres_modes{{
+inline constexpr std::array<Mode, 6> postgres_modes{{
     {"threads-8", ModeKind::thread_pool, 8},      // as many threads as connections
     {"threads-16", ModeKind::thread_pool, 16},
     {"threads-256", ModeKind::thread_pool, 256},
-    {"fibers-1thread", ModeKind::fibers_one_thread, 1},
+    {"fibers-1thread", ModeKind::fibers_one_thread, 1},  // on the main thread, use_io_scheduler()
     {"fibers-pool2", ModeKind::fiber_pool, 2},
+    // fibers-1thread on a thread with Boost's default scheduler: its fibers' socket waits go
+    // through the process's reactor thread (what every fiber thread did before use_io_scheduler)
+    {"fibers-1t-reactor", ModeKind::fibers_one_thread, 1},
 }};
+inline constexpr std::string_view postgres_reactor_mode = "fibers-1t-reactor";
 inline constexpr std::array<std::size_t, 3> postgres_concurrencies{1, 16, 256};
 inline constexpr std::size_t postgres_pool_size = 8;
 inline constexpr std::size_t postgres_fixture_vertices = 1000;
@@ -45,6 +49,11 @@ struct PostgresCell {
   std::string mode;
   CellMeasurement median;                      // the run with the median requests/s
   std::vector<double> runs_per_s;              // every run, in order
+  /// Of the median run, per request completed: CPU time of this process (all its threads,
+  /// user + system; the server's is not included) and its context switches (voluntary and
+  /// not), over warm-up and window alike.
+  double cpu_ns_per_request = 0;
+  double switches_per_request = 0;
 
   [[nodiscard]] std::string name() const;
 };
