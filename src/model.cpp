@@ -1,9 +1,13 @@
 #include "propgraph/model.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <memory>
+#include <new>
 
 #include <fmt/format.h>
 
+#include "properties_rep.hpp"
 #include "propgraph/errors.hpp"
 
 namespace propgraph {
@@ -70,13 +74,45 @@ struct KeyLess {
 Properties::Properties(std::initializer_list<Entry> entries)
     : Properties(std::vector<Entry>(entries)) {}
 
+using detail::PropertiesAccess;
+
+PropertiesAccess::Rep* PropertiesAccess::make_rep(std::vector<Properties::Entry> entries) {
+  auto* rep = new Properties::Rep;
+  rep->count = static_cast<std::uint32_t>(entries.size());
+  rep->own = std::move(entries);
+  rep->decoded.store(&rep->own, std::memory_order_relaxed);
+  return rep;
+}
+
+void PropertiesAccess::release(const Rep* rep) noexcept {
+  if (!rep || rep->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  const auto* decoded = rep->decoded.load(std::memory_order_acquire);
+  if (decoded != &rep->own) delete decoded;
+  if (rep->packed_size == 0) {
+    delete rep;
+  } else {
+    rep->~Rep();
+    ::operator delete(const_cast<Rep*>(rep));
+  }
+}
+
+void PropertiesAccess::retain(const Rep* rep) noexcept {
+  if (rep) rep->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+namespace {
+constexpr auto make_rep = &PropertiesAccess::make_rep;
+constexpr auto retain = &PropertiesAccess::retain;
+constexpr auto release = &PropertiesAccess::release;
+}  // namespace
+
 Properties::Properties(std::vector<Entry> entries) {
   if (entries.empty()) return;
   // Loaders hand over maps that are already sorted and unique: adopt them without sorting.
   if (std::adjacent_find(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
         return !(a.first < b.first);
       }) == entries.end()) {
-    entries_ = std::make_shared<const std::vector<Entry>>(std::move(entries));
+    rep_ = make_rep(std::move(entries));
     return;
   }
   // Stable sort keeps input order among equal keys; keep the last of each run.
@@ -91,24 +127,54 @@ Properties::Properties(std::vector<Entry> entries) {
       unique.push_back(std::move(e));
     }
   }
-  entries_ = std::make_shared<const std::vector<Entry>>(std::move(unique));
+  rep_ = make_rep(std::move(unique));
 }
 
-Properties::const_iterator Properties::begin() const noexcept {
-  return entries_ ? entries_->begin() : kNoEntries.begin();
-}
-Properties::const_iterator Properties::end() const noexcept {
-  return entries_ ? entries_->end() : kNoEntries.end();
+Properties::Properties(const Properties& other) noexcept : rep_(other.rep_) { retain(rep_); }
+
+Properties& Properties::operator=(const Properties& other) noexcept {
+  retain(other.rep_);
+  release(rep_);
+  rep_ = other.rep_;
+  return *this;
 }
 
-const Value* Properties::find(std::string_view key) const noexcept {
-  if (!entries_) return nullptr;
-  auto it = std::lower_bound(entries_->begin(), entries_->end(), key, KeyLess{});
-  if (it == entries_->end() || it->first != key) return nullptr;
+Properties& Properties::operator=(Properties&& other) noexcept {
+  if (this != &other) {
+    release(rep_);
+    rep_ = std::exchange(other.rep_, nullptr);
+  }
+  return *this;
+}
+
+Properties::~Properties() { release(rep_); }
+
+std::size_t Properties::size() const noexcept { return rep_ ? rep_->count : 0; }
+
+const std::vector<Properties::Entry>& Properties::entries() const {
+  if (!rep_) return kNoEntries;
+  const auto* decoded = rep_->decoded.load(std::memory_order_acquire);
+  if (decoded) return *decoded;
+  // Packed: decode once; a racing reader's copy loses the exchange and is dropped.
+  auto fresh = std::make_unique<const std::vector<Entry>>(detail::decode_packed(rep_->packed()));
+  if (rep_->decoded.compare_exchange_strong(decoded, fresh.get(), std::memory_order_acq_rel)) {
+    return *fresh.release();
+  }
+  return *decoded;
+}
+
+Properties::const_iterator Properties::begin() const { return entries().begin(); }
+Properties::const_iterator Properties::end() const { return entries().end(); }
+
+const Value* Properties::find(std::string_view key) const {
+  if (!rep_) return nullptr;
+  const auto& e = entries();
+  auto it = std::lower_bound(e.begin(), e.end(), key, KeyLess{});
+  if (it == e.end() || it->first != key) return nullptr;
   return &it->second;
 }
 
-const Value& Properties::operator[](std::string_view key) const noexcept {
+const Value& Properties::operator[](std::string_view key) const {
   const Value* v = find(key);
   return v ? *v : kNull;
 }
@@ -120,13 +186,16 @@ const Value& Properties::at(std::string_view key) const {
 }
 
 std::vector<Properties::Entry>& Properties::mutate() {
-  if (!entries_) {
-    entries_ = std::make_shared<std::vector<Entry>>();
-  } else if (entries_.use_count() > 1) {
-    entries_ = std::make_shared<std::vector<Entry>>(*entries_);
+  if (!rep_) {
+    rep_ = make_rep({});
+  } else if (rep_->refs.load(std::memory_order_acquire) > 1 || rep_->packed_size != 0) {
+    // Shared or packed: continue on a private copy of the entries.
+    auto* copy = make_rep(entries());
+    release(rep_);
+    rep_ = copy;
   }
-  // Sole owner now: casting away the const of our own unshared copy is safe.
-  return const_cast<std::vector<Entry>&>(*entries_);
+  // Sole owner of an entries rep now: casting away const is safe.
+  return const_cast<Rep*>(rep_)->own;
 }
 
 void Properties::set(std::string key, Value value) {
@@ -137,6 +206,7 @@ void Properties::set(std::string key, Value value) {
   } else {
     entries.emplace(it, std::move(key), std::move(value));
   }
+  const_cast<Rep*>(rep_)->count = static_cast<std::uint32_t>(entries.size());
 }
 
 bool Properties::erase(std::string_view key) {
@@ -144,7 +214,12 @@ bool Properties::erase(std::string_view key) {
   auto& entries = mutate();
   auto it = std::lower_bound(entries.begin(), entries.end(), key, KeyLess{});
   entries.erase(it);
-  if (entries.empty()) entries_.reset();
+  if (entries.empty()) {
+    release(rep_);
+    rep_ = nullptr;
+  } else {
+    const_cast<Rep*>(rep_)->count = static_cast<std::uint32_t>(entries.size());
+  }
   return true;
 }
 
@@ -158,7 +233,7 @@ void Properties::merge(const Properties& patch) {
   }
 }
 
-bool Properties::matches(const Properties& filter) const noexcept {
+bool Properties::matches(const Properties& filter) const {
   for (const auto& [key, wanted] : filter) {
     const Value* have = find(key);
     if (wanted.is_null()) {
@@ -170,10 +245,19 @@ bool Properties::matches(const Properties& filter) const noexcept {
   return true;
 }
 
-bool operator==(const Properties& a, const Properties& b) noexcept {
-  if (a.entries_ == b.entries_) return true;
+bool operator==(const Properties& a, const Properties& b) {
+  if (a.rep_ == b.rep_) return true;
   if (a.size() != b.size()) return false;
   return std::equal(a.begin(), a.end(), b.begin());
+}
+
+Properties detail::PropertiesAccess::from_packed(const std::byte* map, std::uint32_t size, std::uint32_t count) {
+  void* memory = ::operator new(sizeof(Properties::Rep) + size);
+  auto* rep = new (memory) Properties::Rep;
+  rep->count = count;
+  rep->packed_size = size;
+  std::memcpy(const_cast<std::byte*>(rep->packed()), map, size);
+  return Properties(rep);
 }
 
 // -- validation ----------------------------------------------------------------------------

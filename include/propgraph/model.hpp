@@ -148,11 +148,19 @@ class Value {
   Storage storage_;
 };
 
+namespace detail {
+struct PropertiesAccess;
+}
+
 /// String-keyed property map, kept sorted by key, shared copy-on-write: copying a Properties
 /// is one reference-count increment; the first mutation of a shared copy clones it.
 ///
 /// Lookup is O(log n); set/erase are O(n) (maps are small). A Properties used as a filter or
 /// patch may hold nulls; a graph's stored properties never do.
+///
+/// A backend may hand out maps in a packed form that is decoded on first read (iteration,
+/// find, comparison); decoding happens once per map and its copies, is thread-safe, and can
+/// throw std::bad_alloc like any copy.
 class Properties {
  public:
   using Entry = std::pair<std::string, Value>;
@@ -162,18 +170,23 @@ class Properties {
   /// Later entries with the same key replace earlier ones.
   Properties(std::initializer_list<Entry> entries);
   explicit Properties(std::vector<Entry> entries);
+  Properties(const Properties& other) noexcept;
+  Properties(Properties&& other) noexcept : rep_(std::exchange(other.rep_, nullptr)) {}
+  Properties& operator=(const Properties& other) noexcept;
+  Properties& operator=(Properties&& other) noexcept;
+  ~Properties();
 
-  [[nodiscard]] std::size_t size() const noexcept { return entries_ ? entries_->size() : 0; }
-  [[nodiscard]] bool empty() const noexcept { return size() == 0; }
+  [[nodiscard]] std::size_t size() const noexcept;
+  [[nodiscard]] bool empty() const noexcept { return rep_ == nullptr; }
   /// Iteration is in ascending key order.
-  [[nodiscard]] const_iterator begin() const noexcept;
-  [[nodiscard]] const_iterator end() const noexcept;
+  [[nodiscard]] const_iterator begin() const;
+  [[nodiscard]] const_iterator end() const;
 
   /// The value under key, or nullptr.
-  [[nodiscard]] const Value* find(std::string_view key) const noexcept;
-  [[nodiscard]] bool contains(std::string_view key) const noexcept { return find(key) != nullptr; }
+  [[nodiscard]] const Value* find(std::string_view key) const;
+  [[nodiscard]] bool contains(std::string_view key) const { return find(key) != nullptr; }
   /// The value under key, or a null Value when absent.
-  [[nodiscard]] const Value& operator[](std::string_view key) const noexcept;
+  [[nodiscard]] const Value& operator[](std::string_view key) const;
   /// The value under key; throws NotFound when absent.
   [[nodiscard]] const Value& at(std::string_view key) const;
 
@@ -185,13 +198,18 @@ class Properties {
   void merge(const Properties& patch);
   /// True when every filter entry equals (typed) this map's value; a null filter value matches
   /// an absent key. The empty filter matches everything.
-  [[nodiscard]] bool matches(const Properties& filter) const noexcept;
+  [[nodiscard]] bool matches(const Properties& filter) const;
 
-  friend bool operator==(const Properties& a, const Properties& b) noexcept;
+  friend bool operator==(const Properties& a, const Properties& b);
 
  private:
+  friend struct detail::PropertiesAccess;
+  struct Rep;  // reference-counted entries, or packed bytes decoded on first read
+  explicit Properties(const Rep* rep) noexcept : rep_(rep) {}
+  [[nodiscard]] const std::vector<Entry>& entries() const;
   std::vector<Entry>& mutate();
-  std::shared_ptr<const std::vector<Entry>> entries_;
+
+  const Rep* rep_ = nullptr;  // nullptr: empty
 };
 
 /// A vertex as returned by a backend: a snapshot the caller owns.

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <set>
 #include <shared_mutex>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -153,7 +154,7 @@ struct MemoryGraph::Impl {
 
   [[nodiscard]] Vertex make_vertex(Slot v) const {
     const auto& rec = store.vertices[v];
-    return Vertex{make_id('v', v), store.labels.name(rec.label), rec.properties};
+    return Vertex{make_id('v', v), store.labels.name(rec.label), rec.properties.unpack()};
   }
   /// Appends a Visit built in place: results are mostly short strings, so avoiding moves of
   /// whole records is most of the cost of building them.
@@ -162,25 +163,53 @@ struct MemoryGraph::Impl {
     const auto& rec = store.vertices[v];
     visit.vertex.id = make_id('v', v);
     visit.vertex.label = store.labels.name(rec.label);
-    visit.vertex.properties = rec.properties;
+    visit.vertex.properties = rec.properties.unpack();
     visit.depth = depth;
     if (parent != kNoSlot) visit.parent.emplace(make_id('v', parent));
   }
   /// Appends the vertex constructed in place (saves a move per result element).
   void emplace_vertex(std::vector<Vertex>& out, Slot v) const {
     const auto& rec = store.vertices[v];
-    out.emplace_back(make_id('v', v), store.labels.name(rec.label), rec.properties);
+    out.emplace_back(make_id('v', v), store.labels.name(rec.label), rec.properties.unpack());
   }
   [[nodiscard]] Edge make_edge(Slot e) const {
     const auto& rec = store.edges[e];
     return Edge{make_id('e', e), store.labels.name(rec.label), make_id('v', rec.from),
-                make_id('v', rec.to), rec.properties};
+                make_id('v', rec.to), rec.properties.unpack()};
   }
   [[nodiscard]] std::vector<Vertex> make_vertices(const std::vector<Slot>& slots) const {
     std::vector<Vertex> result;
     result.reserve(slots.size());
-    for (Slot v : slots) emplace_vertex(result, v);
+    for_each_prefetched(slots.data(), slots.size(), [&](Slot v) { emplace_vertex(result, v); });
     return result;
+  }
+
+  // -- prefetching ---------------------------------------------------------------------------
+  // Results and traversals visit records in an order unrelated to memory (BFS order, component
+  // members); each record and its property bytes would be a cache miss in turn. Fetching them
+  // a few steps ahead overlaps those misses.
+
+  static constexpr std::size_t kRecordAhead = 12;
+  static constexpr std::size_t kPayloadAhead = 6;
+
+  void prefetch_record(Slot v) const noexcept { __builtin_prefetch(&store.vertices[v]); }
+  /// The record must have been fetched already (prefetch_record a few steps before).
+  void prefetch_payload(Slot v) const noexcept {
+    const auto& rec = store.vertices[v];
+    rec.properties.prefetch();
+    __builtin_prefetch(rec.out.data());
+  }
+  void prefetch_ahead(const Slot* slots, std::size_t i, std::size_t n) const noexcept {
+    if (i + kRecordAhead < n) prefetch_record(slots[i + kRecordAhead]);
+    if (i + kPayloadAhead < n) prefetch_payload(slots[i + kPayloadAhead]);
+  }
+  /// fn(slot) for each slot, prefetching ahead.
+  template <typename Fn>
+  void for_each_prefetched(const Slot* slots, std::size_t n, Fn&& fn) const {
+    for (std::size_t i = 0; i < n; ++i) {
+      prefetch_ahead(slots, i, n);
+      fn(slots[i]);
+    }
   }
 
   // -- label membership --------------------------------------------------------------------
@@ -221,10 +250,64 @@ struct MemoryGraph::Impl {
     }
   }
 
-  Slot insert_vertex(std::string_view label, Properties properties) {
+  // -- property indexes (caller holds the unique lock) -----------------------------------------
+
+  static std::vector<detail::PropertyIndex>* indexes_of(detail::IndexTable& table, LabelId label) {
+    return label < table.size() && !table[label].empty() ? &table[label] : nullptr;
+  }
+  static void index_element(detail::IndexTable& table, LabelId label, const detail::PackedProperties& props,
+                            Slot slot) {
+    if (auto* list = indexes_of(table, label)) {
+      for (auto& index : *list) index.add(props.index_key(index.key()), slot);
+    }
+  }
+  static void unindex_element(detail::IndexTable& table, LabelId label, const detail::PackedProperties& props,
+                              Slot slot) {
+    if (auto* list = indexes_of(table, label)) {
+      for (auto& index : *list) index.remove(props.index_key(index.key()), slot);
+    }
+  }
+  /// Replaces an element's properties by `merged`, moving it between index buckets.
+  static void repack(detail::IndexTable& table, LabelId label, detail::PackedProperties& props,
+                     const Properties& merged, Slot slot) {
+    detail::PackedProperties next(merged);
+    if (auto* list = indexes_of(table, label)) {
+      for (auto& index : *list) {
+        auto before = props.index_key(index.key());
+        auto after = next.index_key(index.key());
+        if (before == after) continue;
+        index.remove(before, slot);
+        index.add(after, slot);
+      }
+    }
+    props = std::move(next);
+  }
+
+  /// Slots of label's elements that may match filter, from the most selective usable index
+  /// (a non-null filter value on an indexed key); nullopt when no index applies.
+  [[nodiscard]] static std::optional<std::vector<Slot>> indexed_candidates(const detail::IndexTable& table,
+                                                                           LabelId label, const Properties& filter) {
+    if (filter.empty() || label >= table.size() || table[label].empty()) return std::nullopt;
+    const std::vector<Slot>* best = nullptr;
+    bool usable = false;
+    for (const auto& index : table[label]) {
+      const Value* want = filter.find(index.key());
+      if (!want || want->is_null()) continue;
+      const auto* bucket = index.find(detail::PackedProperties::value_key(*want));
+      if (!bucket) return std::vector<Slot>{};  // no element holds that value
+      if (!usable || bucket->size() < best->size()) best = bucket;
+      usable = true;
+    }
+    if (!usable) return std::nullopt;
+    return *best;
+  }
+
+  Slot insert_vertex(std::string_view label, const Properties& properties) {
     const auto slot = static_cast<Slot>(store.vertices.size());
     const LabelId l = store.labels.intern(label);
-    store.vertices.push_back(detail::VertexRecord{l, true, std::move(properties), {}, {}});
+    store.vertices.push_back(detail::VertexRecord{l, true, detail::PackedProperties(properties), {}, {}});
+    index_element(store.vertex_indexes, l, store.vertices.back().properties, slot);
+    adjacency_changed();
     auto& m = members(store.vertices_by_label, l);
     m.slots.push_back(slot);
     ++m.live;
@@ -241,10 +324,12 @@ struct MemoryGraph::Impl {
     return {f, t};
   }
 
-  Slot insert_edge(Slot f, Slot t, std::string_view label, Properties properties) {
+  Slot insert_edge(Slot f, Slot t, std::string_view label, const Properties& properties) {
     const auto slot = static_cast<Slot>(store.edges.size());
     const LabelId l = store.labels.intern(label);
-    store.edges.push_back(detail::EdgeRecord{l, true, f, t, std::move(properties)});
+    store.edges.push_back(detail::EdgeRecord{l, true, f, t, detail::PackedProperties(properties)});
+    index_element(store.edge_indexes, l, store.edges.back().properties, slot);
+    adjacency_changed();
     store.vertices[f].out.push_back(AdjEntry{slot, t, l});
     store.vertices[t].in.push_back(AdjEntry{slot, f, l});
     auto& m = members(store.edges_by_label, l);
@@ -264,6 +349,8 @@ struct MemoryGraph::Impl {
     auto& rec = store.edges[e];
     unlink(store.vertices[rec.from].out, e);
     unlink(store.vertices[rec.to].in, e);
+    unindex_element(store.edge_indexes, rec.label, rec.properties, e);
+    adjacency_changed();
     rec.alive = false;
     rec.properties = {};
     --store.live_edges;
@@ -280,6 +367,8 @@ struct MemoryGraph::Impl {
       if (a.other != v) incident.push_back(a.edge);  // a self-loop is already listed
     }
     for (Slot e : incident) remove_edge(e);
+    unindex_element(store.vertex_indexes, rec.label, rec.properties, v);
+    adjacency_changed();
     rec.alive = false;
     rec.properties = {};
     rec.out = {};
@@ -299,8 +388,9 @@ struct MemoryGraph::Impl {
   /// parent_edge and depth; scratch().queue holds the vertices in visit (level) order. Calls
   /// on_visit(slot, depth) per visit and stops when it returns false. Returns the number of
   /// vertices visited, a prefix of the queue.
-  template <typename OnVisit>
-  std::size_t breadth_first(Slot start, const EdgeFilter& f, int max_depth, OnVisit&& on_visit) const {
+  template <typename Adjacency, typename OnVisit>
+  std::size_t breadth_first(const Adjacency& adj, Slot start, const EdgeFilter& f, int max_depth,
+                            OnVisit&& on_visit) const {
     Marks& m = scratch();
     m.reset(store.vertices.size());
     m.mark(start);
@@ -309,11 +399,15 @@ struct MemoryGraph::Impl {
     auto& queue = m.queue;
     queue.clear();
     queue.push_back(start);
-    for (std::size_t head = 0; head < queue.size(); ++head) {
+    std::uint64_t scanned = 0;
+    std::size_t head = 0;
+    for (; head < queue.size(); ++head) {
+      prefetch_lists(adj, queue.data(), head, queue.size());
       Slot v = queue[head];
-      if (!on_visit(v, m.depth[v])) return head + 1;
+      if (!on_visit(v, m.depth[v])) break;
       if (m.depth[v] >= max_depth) continue;
-      store.for_each_adjacent(v, f, [&](const AdjEntry& a) {
+      store.for_each_adjacent(adj, v, f, [&](const AdjEntry& a) {
+        ++scanned;
         if (!m.mark(a.other)) return;
         m.depth[a.other] = m.depth[v] + 1;
         m.parent[a.other] = v;
@@ -321,7 +415,8 @@ struct MemoryGraph::Impl {
         queue.push_back(a.other);
       });
     }
-    return queue.size();
+    note_work(adj, scanned);
+    return head == queue.size() ? head : head + 1;
   }
 
   /// Path from the traversal root to `to`, following scratch() parent links.
@@ -348,13 +443,87 @@ struct MemoryGraph::Impl {
 
   [[nodiscard]] std::optional<Path> dijkstra(Slot from, Slot to, const EdgeFilter& f,
                                              const std::string& weight_key) const;
-  [[nodiscard]] std::vector<Path> all_paths(Slot from, Slot to, const EdgeFilter& f,
+  template <typename Adjacency>
+  [[nodiscard]] std::vector<Path> all_paths(const Adjacency& adj, Slot from, Slot to, const EdgeFilter& f,
                                             int max_depth, std::size_t max_paths) const;
-  [[nodiscard]] std::vector<Visit> depth_first(Slot start, const EdgeFilter& f, int max_depth,
-                                               std::size_t max_vertices) const;
-  [[nodiscard]] std::vector<Cycle> cycles(const CycleOptions& options) const;
-  [[nodiscard]] std::vector<PageRankScore> page_rank(const PageRankOptions& options) const;
-  [[nodiscard]] std::vector<Component> components(const ComponentOptions& options) const;
+  template <typename Adjacency>
+  [[nodiscard]] std::vector<Visit> depth_first(const Adjacency& adj, Slot start, const EdgeFilter& f,
+                                               int max_depth, std::size_t max_vertices) const;
+  template <typename Adjacency>
+  [[nodiscard]] std::vector<Cycle> cycles(const Adjacency& adj, const CycleOptions& options) const;
+  template <typename Adjacency>
+  [[nodiscard]] std::vector<PageRankScore> page_rank(const Adjacency& adj, const PageRankOptions& options) const;
+  template <typename Adjacency>
+  [[nodiscard]] std::vector<Component> components(const Adjacency& adj, const ComponentOptions& options) const;
+
+  // -- adjacency snapshot ------------------------------------------------------------------------
+  // Traversals run on the live per-vertex lists until the work they did since the last change
+  // of the adjacency reaches the cost of a CsrAdjacency snapshot (about one pass over all
+  // lists); then the snapshot is built and every traversal uses it until the next change. So
+  // building is paid for by work already done (at most doubling it), write-heavy workloads
+  // never build, and read-heavy ones traverse contiguous memory.
+
+  mutable std::mutex snapshot_mutex;                     // guards snapshot while building
+  mutable std::shared_ptr<const detail::CsrAdjacency> snapshot;
+  mutable std::atomic<bool> snapshot_ready{false};
+  mutable std::atomic<std::uint64_t> live_work{0};       // adjacency entries scanned live since the change
+
+  static constexpr std::uint64_t kSmallGraph = 1u << 14;  // live lists of small graphs stay in cache
+
+  [[nodiscard]] std::uint64_t snapshot_cost() const noexcept {
+    return 2 * static_cast<std::uint64_t>(store.live_edges) + store.vertices.size();
+  }
+  /// The snapshot if it exists or `work` (entries this call will scan, 0 if unknown) plus the
+  /// work done live since the last change pays for building it; nullptr otherwise.
+  std::shared_ptr<const detail::CsrAdjacency> snapshot_for(std::uint64_t work) const {
+    const std::uint64_t cost = snapshot_cost();
+    if (cost < kSmallGraph) return nullptr;
+    if (!snapshot_ready.load(std::memory_order_acquire) &&
+        live_work.load(std::memory_order_relaxed) + work < cost) {
+      return nullptr;
+    }
+    std::lock_guard guard(snapshot_mutex);
+    if (!snapshot) {
+      snapshot = std::make_shared<const detail::CsrAdjacency>(store);
+      snapshot_ready.store(true, std::memory_order_release);
+    }
+    return snapshot;
+  }
+  /// Runs fn(adjacency) on the snapshot when snapshot_for(work) gives one, else on the live lists.
+  template <typename Fn>
+  decltype(auto) with_adjacency(std::uint64_t work, Fn&& fn) const {
+    if (auto csr = snapshot_for(work)) return fn(*csr);
+    return fn(detail::LiveAdjacency{&store});
+  }
+  template <typename Adjacency>
+  void note_work(const Adjacency&, std::uint64_t scanned) const noexcept {
+    if constexpr (std::is_same_v<Adjacency, detail::LiveAdjacency>) {
+      live_work.fetch_add(scanned, std::memory_order_relaxed);
+    }
+  }
+  /// Every change of the adjacency (caller holds the unique lock) makes the snapshot stale.
+  void adjacency_changed() noexcept {
+    if (snapshot_ready.load(std::memory_order_relaxed)) {
+      snapshot.reset();
+      snapshot_ready.store(false, std::memory_order_relaxed);
+    }
+    live_work.store(0, std::memory_order_relaxed);
+  }
+  /// Bytes held by the snapshot (0 when there is none).
+  [[nodiscard]] std::size_t snapshot_bytes() const {
+    std::lock_guard guard(snapshot_mutex);
+    return snapshot ? snapshot->bytes() : 0;
+  }
+
+  /// Prefetching for a traversal queue: live lists need the record, then its list pointer.
+  template <typename Adjacency>
+  void prefetch_lists(const Adjacency& adj, const Slot* slots, std::size_t i, std::size_t n) const noexcept {
+    if constexpr (std::is_same_v<Adjacency, detail::LiveAdjacency>) {
+      prefetch_ahead(slots, i, n);
+    } else {
+      if (i + kPayloadAhead < n) adj.prefetch(slots[i + kPayloadAhead]);
+    }
+  }
 };
 
 // -- Dijkstra ---------------------------------------------------------------------------------
@@ -374,13 +543,13 @@ struct WeightMap {
 };
 
 double get(const WeightMap& m, const detail::ViewEdge& e) {
-  const Value* v = m.store->edges[e.edge].properties.find(*m.key);
-  if (!v) return 1.0;
-  if (!v->is_number()) {
+  const Value v = m.store->edges[e.edge].properties.get(*m.key);
+  if (v.is_null()) return 1.0;
+  if (!v.is_number()) {
     throw InvalidArgument(fmt::format("edge {}e{}: weight property '{}' is {}, not a number",
-                                      *m.prefix, e.edge, *m.key, to_string(v->type())));
+                                      *m.prefix, e.edge, *m.key, to_string(v.type())));
   }
-  double w = v->as_number();
+  double w = v.as_number();
   if (w < 0 || std::isnan(w)) {
     throw InvalidArgument(fmt::format("edge {}e{}: weight property '{}' is negative ({})",
                                       *m.prefix, e.edge, *m.key, w));
@@ -437,7 +606,8 @@ std::optional<Path> MemoryGraph::Impl::dijkstra(Slot from, Slot to, const EdgeFi
 // Boost has no bounded simple-path enumeration. Iterative deepening: one depth-first pass per
 // length L = 0..max_depth emits the paths of exactly L edges, so results come shortest first
 // and enumeration stops as soon as max_paths are found.
-std::vector<Path> MemoryGraph::Impl::all_paths(Slot from, Slot to, const EdgeFilter& f,
+template <typename Adjacency>
+std::vector<Path> MemoryGraph::Impl::all_paths(const Adjacency& adj, Slot from, Slot to, const EdgeFilter& f,
                                                int max_depth, std::size_t max_paths) const {
   std::vector<Path> result;
   if (max_paths == 0) return result;
@@ -453,7 +623,7 @@ std::vector<Path> MemoryGraph::Impl::all_paths(Slot from, Slot to, const EdgeFil
     on_path.mark(from);
     // Recursive lambda: depth is bounded by max_depth.
     auto extend = [&](auto& self, Slot v) -> void {
-      store.for_each_adjacent(v, f, [&](const AdjEntry& a) {
+      store.for_each_adjacent(adj, v, f, [&](const AdjEntry& a) {
         if (result.size() >= max_paths || on_path.marked(a.other)) return;
         const bool last = static_cast<int>(es.size()) + 1 == length;
         if (last ? a.other != to : a.other == to) return;  // `to` ends the path, exactly at length
@@ -480,8 +650,9 @@ std::vector<Path> MemoryGraph::Impl::all_paths(Slot from, Slot to, const EdgeFil
 // Hand-written rather than boost::depth_first_visit: max_depth and max_vertices need pruning
 // that Boost's visitors can only express by throwing. Pre-order matches the recursive
 // definition: a vertex is visited when first reached along edge-id order.
-std::vector<Visit> MemoryGraph::Impl::depth_first(Slot start, const EdgeFilter& f, int max_depth,
-                                                  std::size_t max_vertices) const {
+template <typename Adjacency>
+std::vector<Visit> MemoryGraph::Impl::depth_first(const Adjacency& adj, Slot start, const EdgeFilter& f,
+                                                  int max_depth, std::size_t max_vertices) const {
   std::vector<Visit> result;
   if (max_vertices == 0) return result;
   result.reserve(std::min(max_vertices, static_cast<std::size_t>(store.live_vertices)));
@@ -491,9 +662,11 @@ std::vector<Visit> MemoryGraph::Impl::depth_first(Slot start, const EdgeFilter& 
     m.mark(v);
     emplace_visit(result, v, depth, parent);
   };
+  std::uint64_t scanned = 0;
   auto walk = [&](auto& self, Slot v, int depth) -> void {
     if (depth >= max_depth) return;
-    store.for_each_adjacent(v, f, [&](const AdjEntry& a) {
+    store.for_each_adjacent(adj, v, f, [&](const AdjEntry& a) {
+      ++scanned;
       if (result.size() >= max_vertices || m.marked(a.other)) return;
       visit(a.other, depth + 1, v);
       self(self, a.other, depth + 1);
@@ -501,6 +674,7 @@ std::vector<Visit> MemoryGraph::Impl::depth_first(Slot start, const EdgeFilter& 
   };
   visit(start, 0, kNoSlot);
   walk(walk, start, 0);
+  note_work(adj, scanned);
   return result;
 }
 
@@ -509,7 +683,8 @@ std::vector<Visit> MemoryGraph::Impl::depth_first(Slot start, const EdgeFilter& 
 // Boost 1.74's hawick_circuits has no length bound and cannot stop at a count, so on a large
 // graph it would enumerate exponentially many circuits. This bounded search roots each cycle at
 // its smallest slot (so rotations are found once) and follows only larger slots.
-std::vector<Cycle> MemoryGraph::Impl::cycles(const CycleOptions& options) const {
+template <typename Adjacency>
+std::vector<Cycle> MemoryGraph::Impl::cycles(const Adjacency& adj, const CycleOptions& options) const {
   check_depth(options.max_depth, "max_depth");
   std::vector<Cycle> result;
   if (options.max_cycles == 0 || options.max_depth == 0) return result;
@@ -525,7 +700,7 @@ std::vector<Cycle> MemoryGraph::Impl::cycles(const CycleOptions& options) const 
     vs.assign(1, root);
     es.clear();
     auto extend = [&](auto& self, Slot v) -> void {
-      const auto& out = store.vertices[v].out;
+      const auto out = adj.out(v);
       for (std::size_t i = 0; i < out.size() && result.size() < options.max_cycles; ++i) {
         const AdjEntry& a = out[i];
         if (a.other < root) continue;
@@ -574,7 +749,8 @@ struct PageRankScratch {
 
 // Written out rather than boost::page_rank: Boost's version drops the rank of dangling vertices
 // (scores then no longer sum to 1) and has no L1 tolerance stop.
-std::vector<PageRankScore> MemoryGraph::Impl::page_rank(const PageRankOptions& options) const {
+template <typename Adjacency>
+std::vector<PageRankScore> MemoryGraph::Impl::page_rank(const Adjacency& adj, const PageRankOptions& options) const {
   if (options.iterations < 1) throw InvalidArgument("page_rank iterations must be >= 1");
   if (!(options.damping >= 0.0 && options.damping <= 1.0)) {
     throw InvalidArgument(fmt::format("page_rank damping must be in [0, 1], got {}", options.damping));
@@ -597,7 +773,7 @@ std::vector<PageRankScore> MemoryGraph::Impl::page_rank(const PageRankOptions& o
   // Compact out-adjacency in dense numbering (CSR), built once per call.
   offsets.assign(n + 1, 0);
   for (std::uint32_t i = 0; i < n; ++i) {
-    store.for_each_adjacent(members[i], f, [&](const AdjEntry& a) { targets.push_back(dense[a.other]); });
+    store.for_each_adjacent(adj, members[i], f, [&](const AdjEntry& a) { targets.push_back(dense[a.other]); });
     offsets[i + 1] = static_cast<std::uint32_t>(targets.size());
   }
   const double d = options.damping;
@@ -635,7 +811,8 @@ std::vector<PageRankScore> MemoryGraph::Impl::page_rank(const PageRankOptions& o
 
 // -- components -------------------------------------------------------------------------------
 
-std::vector<Component> MemoryGraph::Impl::components(const ComponentOptions& options) const {
+template <typename Adjacency>
+std::vector<Component> MemoryGraph::Impl::components(const Adjacency& adj, const ComponentOptions& options) const {
   const EdgeFilter f = filter(Direction::out, options.edge_label, options.vertex_label);
   if (f.vertex_label == kUnknownLabel) return {};
   const std::size_t n = store.vertices.size();
@@ -652,7 +829,7 @@ std::vector<Component> MemoryGraph::Impl::components(const ComponentOptions& opt
     for (Slot v = 0; v < n; ++v) sets.make_set(v);
     for (Slot v = 0; v < n; ++v) {
       if (!participates(v)) continue;
-      store.for_each_adjacent(v, f, [&](const AdjEntry& a) { sets.union_set(v, a.other); });
+      store.for_each_adjacent(adj, v, f, [&](const AdjEntry& a) { sets.union_set(v, a.other); });
     }
     for (Slot v = 0; v < n; ++v) component_of[v] = sets.find_set(v);
   } else {
@@ -662,13 +839,16 @@ std::vector<Component> MemoryGraph::Impl::components(const ComponentOptions& opt
                              boost::vertex_index_map(index));
   }
   // Group by component, ordered by each component's smallest slot (slots are visited in order).
-  std::unordered_map<Slot, std::size_t> position;
+  std::vector<Slot> position(n, kNoSlot);  // component representative -> group
   std::vector<std::vector<Slot>> groups;
   for (Slot v = 0; v < n; ++v) {
     if (!participates(v)) continue;
-    auto [it, inserted] = position.try_emplace(component_of[v], groups.size());
-    if (inserted) groups.emplace_back();
-    groups[it->second].push_back(v);
+    Slot& group = position[component_of[v]];
+    if (group == kNoSlot) {
+      group = static_cast<Slot>(groups.size());
+      groups.emplace_back();
+    }
+    groups[group].push_back(v);
   }
   std::vector<Component> result;
   for (auto& g : groups) {
@@ -695,6 +875,7 @@ bool MemoryGraph::drop_graph(std::string_view name) {
   std::unique_lock lock(impl_->mutex);
   if (name == impl_->graph_name) {
     impl_->store = detail::Store{};
+    impl_->adjacency_changed();
     impl_->renew_prefix();  // ids issued before the drop must stay unknown
     return true;
   }
@@ -730,13 +911,62 @@ std::vector<std::string> MemoryGraph::edge_labels() {
   return live_labels(impl_->store, impl_->store.edges_by_label);
 }
 
+bool MemoryGraph::create_index(std::string_view label, std::string_view key) {
+  validate_label(label);
+  if (key.empty()) throw InvalidArgument("create_index: the property key is empty");
+  std::unique_lock lock(impl_->mutex);
+  auto& s = impl_->store;
+  const LabelId l = s.labels.intern(label);
+  auto build = [&](detail::IndexTable& table, const auto& records, const std::vector<detail::LabelMembers>& members) {
+    if (table.size() <= l) table.resize(l + 1);
+    detail::PropertyIndex index{std::string(key)};
+    if (l < members.size()) {
+      for (Slot slot : members[l].slots) {
+        if (records[slot].alive) index.add(records[slot].properties.index_key(key), slot);
+      }
+    }
+    table[l].push_back(std::move(index));
+  };
+  if (l < s.vertex_indexes.size() &&
+      std::any_of(s.vertex_indexes[l].begin(), s.vertex_indexes[l].end(), [&](const auto& i) { return i.key() == key; })) {
+    return false;
+  }
+  build(s.vertex_indexes, s.vertices, s.vertices_by_label);
+  build(s.edge_indexes, s.edges, s.edges_by_label);
+  return true;
+}
+
+bool MemoryGraph::drop_index(std::string_view label, std::string_view key) {
+  std::unique_lock lock(impl_->mutex);
+  auto& s = impl_->store;
+  const LabelId l = s.labels.find(label);
+  if (l >= s.vertex_indexes.size()) return false;
+  auto drop = [&](detail::IndexTable& table) {
+    return l < table.size() && std::erase_if(table[l], [&](const auto& i) { return i.key() == key; }) > 0;
+  };
+  const bool had = drop(s.vertex_indexes);
+  drop(s.edge_indexes);
+  return had;
+}
+
+std::vector<std::pair<std::string, std::string>> MemoryGraph::indexes() const {
+  std::shared_lock lock(impl_->mutex);
+  std::vector<std::pair<std::string, std::string>> result;
+  const auto& s = impl_->store;
+  for (LabelId l = 0; l < s.vertex_indexes.size(); ++l) {
+    for (const auto& index : s.vertex_indexes[l]) result.emplace_back(s.labels.name(l), index.key());
+  }
+  std::sort(result.begin(), result.end());
+  return result;
+}
+
 Vertex MemoryGraph::create_vertex(std::string_view label, const Properties& properties) {
   validate_label(label);
   validate_properties(properties);
   Properties stored = without_nulls(properties);
   std::unique_lock lock(impl_->mutex);
   impl_->reserve_slots(impl_->store.vertices, 1, "vertex");
-  return impl_->make_vertex(impl_->insert_vertex(label, std::move(stored)));
+  return impl_->make_vertex(impl_->insert_vertex(label, stored));
 }
 
 std::vector<ElementId> MemoryGraph::create_vertices(std::span<const NewVertex> vertices) {
@@ -756,17 +986,21 @@ std::optional<Vertex> MemoryGraph::find_vertex_by_id(std::string_view label, con
   std::shared_lock lock(impl_->mutex);
   Slot v = impl_->vertex_slot(label, id);
   if (v == kNoSlot) return std::nullopt;
-  const auto& rec = impl_->store.vertices[v];
-  return Vertex{id, std::string(label), rec.properties};
+  return Vertex{id, std::string(label), impl_->store.vertices[v].properties.unpack()};
 }
 
 std::vector<Vertex> MemoryGraph::find_vertices_by_label(std::string_view label, const Properties& filter) {
   std::shared_lock lock(impl_->mutex);
   std::vector<Vertex> result;
   const auto& s = impl_->store;
-  if (auto l = s.labels.find(label); l < s.vertices_by_label.size()) {
-    result.reserve(static_cast<std::size_t>(s.vertices_by_label[l].live));
+  const LabelId l = s.labels.find(label);
+  if (auto candidates = Impl::indexed_candidates(s.vertex_indexes, l, filter)) {
+    for (Slot v : *candidates) {
+      if (s.vertices[v].properties.matches(filter)) impl_->emplace_vertex(result, v);
+    }
+    return result;
   }
+  if (l < s.vertices_by_label.size()) result.reserve(static_cast<std::size_t>(s.vertices_by_label[l].live));
   impl_->for_each_member(s.vertices_by_label, label, s.vertices, [&](Slot v) {
     if (s.vertices[v].properties.matches(filter)) impl_->emplace_vertex(result, v);
   });
@@ -779,7 +1013,10 @@ std::optional<Vertex> MemoryGraph::update_vertex(std::string_view label, const E
   std::unique_lock lock(impl_->mutex);
   Slot v = impl_->vertex_slot(label, id);
   if (v == kNoSlot) return std::nullopt;
-  impl_->store.vertices[v].properties.merge(properties);
+  auto& rec = impl_->store.vertices[v];
+  Properties merged = rec.properties.unpack();
+  merged.merge(properties);
+  Impl::repack(impl_->store.vertex_indexes, rec.label, rec.properties, merged, v);
   return impl_->make_vertex(v);
 }
 
@@ -806,7 +1043,7 @@ Edge MemoryGraph::create_edge(const ElementId& from, const ElementId& to, std::s
   std::unique_lock lock(impl_->mutex);
   auto [f, t] = impl_->endpoints(from, to);
   impl_->reserve_slots(impl_->store.edges, 1, "edge");
-  return impl_->make_edge(impl_->insert_edge(f, t, label, std::move(stored)));
+  return impl_->make_edge(impl_->insert_edge(f, t, label, stored));
 }
 
 std::vector<ElementId> MemoryGraph::create_edges(std::span<const NewEdge> edges) {
@@ -840,6 +1077,12 @@ std::vector<Edge> MemoryGraph::find_edges_by_label(std::string_view label, const
   std::shared_lock lock(impl_->mutex);
   std::vector<Edge> result;
   const auto& s = impl_->store;
+  if (auto candidates = Impl::indexed_candidates(s.edge_indexes, s.labels.find(label), filter)) {
+    for (Slot e : *candidates) {
+      if (s.edges[e].properties.matches(filter)) result.push_back(impl_->make_edge(e));
+    }
+    return result;
+  }
   impl_->for_each_member(s.edges_by_label, label, s.edges, [&](Slot e) {
     if (s.edges[e].properties.matches(filter)) result.push_back(impl_->make_edge(e));
   });
@@ -852,7 +1095,10 @@ std::optional<Edge> MemoryGraph::update_edge(std::string_view label, const Eleme
   std::unique_lock lock(impl_->mutex);
   Slot e = impl_->edge_slot(label, id);
   if (e == kNoSlot) return std::nullopt;
-  impl_->store.edges[e].properties.merge(properties);
+  auto& rec = impl_->store.edges[e];
+  Properties merged = rec.properties.unpack();
+  merged.merge(properties);
+  Impl::repack(impl_->store.edge_indexes, rec.label, rec.properties, merged, e);
   return impl_->make_edge(e);
 }
 
@@ -876,8 +1122,10 @@ std::vector<Vertex> MemoryGraph::neighbors(const ElementId& start, const Neighbo
   std::shared_lock lock(impl_->mutex);
   Slot v = impl_->vertex_slot(start);
   if (v == kNoSlot) return {};
-  impl_->breadth_first(v, impl_->filter(options.direction, options.edge_label), options.max_depth,
-                       [](Slot, int) { return true; });
+  impl_->with_adjacency(0, [&](const auto& adj) {
+    return impl_->breadth_first(adj, v, impl_->filter(options.direction, options.edge_label), options.max_depth,
+                                [](Slot, int) { return true; });
+  });
   // Every queued vertex is within max_depth; drop the start, order by id.
   auto& found = scratch().queue;
   found.erase(found.begin());
@@ -895,7 +1143,9 @@ std::optional<Path> MemoryGraph::shortest_path(const ElementId& from, const Elem
   const EdgeFilter filter = impl_->filter(options.direction, options.edge_label);
   if (options.weight_property) return impl_->dijkstra(f, t, filter, *options.weight_property);
   bool reached = false;
-  impl_->breadth_first(f, filter, options.max_depth, [&](Slot u, int) { return !(reached = u == t); });
+  impl_->with_adjacency(0, [&](const auto& adj) {
+    return impl_->breadth_first(adj, f, filter, options.max_depth, [&](Slot u, int) { return !(reached = u == t); });
+  });
   if (!reached) return std::nullopt;
   return impl_->path_to(t);
 }
@@ -907,13 +1157,16 @@ std::vector<Path> MemoryGraph::all_paths(const ElementId& from, const ElementId&
   Slot f = impl_->vertex_slot(from);
   Slot t = impl_->vertex_slot(to);
   if (f == kNoSlot || t == kNoSlot) return {};
-  return impl_->all_paths(f, t, impl_->filter(options.direction, options.edge_label), options.max_depth,
-                          options.max_paths);
+  return impl_->with_adjacency(0, [&](const auto& adj) {
+    return impl_->all_paths(adj, f, t, impl_->filter(options.direction, options.edge_label), options.max_depth,
+                            options.max_paths);
+  });
 }
 
 std::vector<PageRankScore> MemoryGraph::page_rank(const PageRankOptions& options) {
   std::shared_lock lock(impl_->mutex);
-  return impl_->page_rank(options);
+  // Each iteration scans every list once: the snapshot pays for itself in the first.
+  return impl_->with_adjacency(impl_->snapshot_cost(), [&](const auto& adj) { return impl_->page_rank(adj, options); });
 }
 
 std::optional<Degree> MemoryGraph::degree_centrality(const ElementId& id, const DegreeOptions& options) {
@@ -934,7 +1187,7 @@ std::optional<Degree> MemoryGraph::degree_centrality(const ElementId& id, const 
 
 std::vector<Component> MemoryGraph::connected_components(const ComponentOptions& options) {
   std::shared_lock lock(impl_->mutex);
-  return impl_->components(options);
+  return impl_->with_adjacency(impl_->snapshot_cost(), [&](const auto& adj) { return impl_->components(adj, options); });
 }
 
 std::vector<Visit> MemoryGraph::bfs(const ElementId& start, const TraversalOptions& options) {
@@ -943,13 +1196,15 @@ std::vector<Visit> MemoryGraph::bfs(const ElementId& start, const TraversalOptio
   Slot v = impl_->vertex_slot(start);
   if (v == kNoSlot || options.max_vertices == 0) return {};
   // Hand-written like depth_first(): Boost's BFS visitors cannot prune by depth or count.
-  const std::size_t visited = impl_->breadth_first(
-      v, impl_->filter(options.direction, options.edge_label), options.max_depth,
-      [&, count = std::size_t{0}](Slot, int) mutable { return ++count < options.max_vertices; });
+  const std::size_t visited = impl_->with_adjacency(0, [&](const auto& adj) {
+    return impl_->breadth_first(adj, v, impl_->filter(options.direction, options.edge_label), options.max_depth,
+                                [&, count = std::size_t{0}](Slot, int) mutable { return ++count < options.max_vertices; });
+  });
   const Marks& m = scratch();
   std::vector<Visit> result;
   result.reserve(visited);
   for (std::size_t i = 0; i < visited; ++i) {
+    impl_->prefetch_ahead(m.queue.data(), i, visited);
     const Slot u = m.queue[i];
     impl_->emplace_visit(result, u, m.depth[u], i == 0 ? kNoSlot : m.parent[u]);
   }
@@ -961,13 +1216,15 @@ std::vector<Visit> MemoryGraph::dfs(const ElementId& start, const TraversalOptio
   std::shared_lock lock(impl_->mutex);
   Slot v = impl_->vertex_slot(start);
   if (v == kNoSlot) return {};
-  return impl_->depth_first(v, impl_->filter(options.direction, options.edge_label), options.max_depth,
-                            options.max_vertices);
+  return impl_->with_adjacency(0, [&](const auto& adj) {
+    return impl_->depth_first(adj, v, impl_->filter(options.direction, options.edge_label), options.max_depth,
+                              options.max_vertices);
+  });
 }
 
 std::vector<Cycle> MemoryGraph::detect_cycles(const CycleOptions& options) {
   std::shared_lock lock(impl_->mutex);
-  return impl_->cycles(options);
+  return impl_->with_adjacency(0, [&](const auto& adj) { return impl_->cycles(adj, options); });
 }
 
 }  // namespace propgraph

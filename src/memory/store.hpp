@@ -3,13 +3,17 @@
 // the graph. Not thread-safe by itself; MemoryGraph guards it with a reader/writer lock.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <span>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "packed_properties.hpp"
 #include "propgraph/model.hpp"
 #include "propgraph/options.hpp"
 
@@ -33,7 +37,7 @@ struct AdjEntry {
 struct VertexRecord {
   LabelId label = 0;
   bool alive = false;
-  Properties properties;
+  PackedProperties properties;
   std::vector<AdjEntry> out;  // ascending edge slot
   std::vector<AdjEntry> in;   // ascending edge slot
 };
@@ -43,8 +47,51 @@ struct EdgeRecord {
   bool alive = false;
   Slot from = 0;
   Slot to = 0;
-  Properties properties;
+  PackedProperties properties;
 };
+
+/// Equality index over one property of the elements of one label: the canonical encoding of
+/// each value present (PackedProperties::index_key) to the ascending slots holding it.
+/// Elements without the property are not in it.
+class PropertyIndex {
+ public:
+  explicit PropertyIndex(std::string key) : key_(std::move(key)) {}
+  [[nodiscard]] const std::string& key() const noexcept { return key_; }
+
+  /// Adds slot under value; O(log b + b) for a bucket of b slots, O(1) when slot is the
+  /// largest so far (inserts of new elements).
+  void add(const std::string& value, Slot slot) {
+    if (value.empty()) return;
+    auto& bucket = buckets_[value];
+    if (bucket.empty() || bucket.back() < slot) {
+      bucket.push_back(slot);
+    } else {
+      bucket.insert(std::lower_bound(bucket.begin(), bucket.end(), slot), slot);
+    }
+  }
+  /// Removes slot from value's bucket (dropping an emptied bucket); O(log b + b).
+  void remove(const std::string& value, Slot slot) {
+    if (value.empty()) return;
+    auto it = buckets_.find(value);
+    if (it == buckets_.end()) return;
+    auto& bucket = it->second;
+    auto pos = std::lower_bound(bucket.begin(), bucket.end(), slot);
+    if (pos != bucket.end() && *pos == slot) bucket.erase(pos);
+    if (bucket.empty()) buckets_.erase(it);
+  }
+  /// The ascending slots holding value, or nullptr.
+  [[nodiscard]] const std::vector<Slot>* find(const std::string& value) const {
+    auto it = buckets_.find(value);
+    return it == buckets_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::string key_;
+  std::unordered_map<std::string, std::vector<Slot>> buckets_;
+};
+
+/// The property indexes of each label (indexed by LabelId), for vertices or for edges.
+using IndexTable = std::vector<std::vector<PropertyIndex>>;
 
 /// Live slots of one label, ascending; deleted slots are skipped and compacted lazily.
 struct LabelMembers {
@@ -97,6 +144,8 @@ struct Store {
   LabelTable labels;
   std::vector<LabelMembers> vertices_by_label;  // indexed by LabelId
   std::vector<LabelMembers> edges_by_label;
+  IndexTable vertex_indexes;
+  IndexTable edge_indexes;
   std::int64_t live_vertices = 0;
   std::int64_t live_edges = 0;
 
@@ -111,24 +160,86 @@ struct Store {
 
   /// Calls fn(const AdjEntry&) for each edge leaving v under the filter, in edge-id order (with
   /// Direction::both, out- and in-lists are merged by edge id; a self-loop comes twice).
-  /// Only call on live vertices.
-  template <typename Fn>
-  void for_each_adjacent(Slot v, const EdgeFilter& f, Fn&& fn) const {
-    const auto& rec = vertices[v];
+  /// `adj` is the live adjacency or a snapshot of it. Only call on live vertices.
+  template <typename Adjacency, typename Fn>
+  void for_each_adjacent(const Adjacency& adj, Slot v, const EdgeFilter& f, Fn&& fn) const {
     if (f.direction != Direction::both) {
-      for (const auto& a : f.direction == Direction::out ? rec.out : rec.in) {
+      for (const auto& a : f.direction == Direction::out ? adj.out(v) : adj.in(v)) {
         if (passes(a, f)) fn(a);
       }
       return;
     }
-    auto o = rec.out.begin();
-    auto i = rec.in.begin();
-    while (o != rec.out.end() || i != rec.in.end()) {
-      const bool take_out = i == rec.in.end() || (o != rec.out.end() && o->edge <= i->edge);
+    const auto out = adj.out(v);
+    const auto in = adj.in(v);
+    auto o = out.begin();
+    auto i = in.begin();
+    while (o != out.end() || i != in.end()) {
+      const bool take_out = i == in.end() || (o != out.end() && o->edge <= i->edge);
       const AdjEntry& a = take_out ? *o++ : *i++;
       if (passes(a, f)) fn(a);
     }
   }
+  /// for_each_adjacent over the live adjacency.
+  template <typename Fn>
+  void for_each_adjacent(Slot v, const EdgeFilter& f, Fn&& fn) const;
+};
+
+/// The live adjacency: each vertex's own vectors.
+struct LiveAdjacency {
+  const Store* store;
+  [[nodiscard]] std::span<const AdjEntry> out(Slot v) const noexcept { return store->vertices[v].out; }
+  [[nodiscard]] std::span<const AdjEntry> in(Slot v) const noexcept { return store->vertices[v].in; }
+  void prefetch(Slot v) const noexcept { __builtin_prefetch(store->vertices[v].out.data()); }
+};
+
+template <typename Fn>
+void Store::for_each_adjacent(Slot v, const EdgeFilter& f, Fn&& fn) const {
+  for_each_adjacent(LiveAdjacency{this}, v, f, std::forward<Fn>(fn));
+}
+
+/// The same lists, same order, copied into two compressed-sparse-row arrays. Per-vertex vectors
+/// lie scattered over the heap, so a traversal of a large graph pays a cache and TLB miss per
+/// vertex reading them; here the lists of all vertices are contiguous, as in Boost's
+/// compressed_sparse_row_graph. Immutable once built; any change of the adjacency makes it stale.
+class CsrAdjacency {
+ public:
+  /// O(V + E).
+  explicit CsrAdjacency(const Store& store) {
+    const std::size_t n = store.vertices.size();
+    const auto total = static_cast<std::size_t>(store.live_edges);
+    fill(store, n, total, out_begin_, out_, [](const VertexRecord& r) -> const auto& { return r.out; });
+    fill(store, n, total, in_begin_, in_, [](const VertexRecord& r) -> const auto& { return r.in; });
+  }
+  [[nodiscard]] std::span<const AdjEntry> out(Slot v) const noexcept {
+    return {out_.data() + out_begin_[v], out_.data() + out_begin_[v + 1]};
+  }
+  [[nodiscard]] std::span<const AdjEntry> in(Slot v) const noexcept {
+    return {in_.data() + in_begin_[v], in_.data() + in_begin_[v + 1]};
+  }
+  void prefetch(Slot v) const noexcept { __builtin_prefetch(out_.data() + out_begin_[v]); }
+  [[nodiscard]] std::size_t bytes() const noexcept {
+    return (out_begin_.capacity() + in_begin_.capacity()) * sizeof(std::uint32_t) +
+           (out_.capacity() + in_.capacity()) * sizeof(AdjEntry);
+  }
+
+ private:
+  template <typename List>
+  static void fill(const Store& store, std::size_t n, std::size_t total, std::vector<std::uint32_t>& begin,
+                   std::vector<AdjEntry>& entries, List list) {
+    begin.resize(n + 1);
+    entries.reserve(total);
+    for (std::size_t v = 0; v < n; ++v) {
+      begin[v] = static_cast<std::uint32_t>(entries.size());
+      const auto& l = list(store.vertices[v]);
+      entries.insert(entries.end(), l.begin(), l.end());
+    }
+    begin[n] = static_cast<std::uint32_t>(entries.size());
+  }
+
+  std::vector<std::uint32_t> out_begin_;  // n + 1 offsets into out_
+  std::vector<AdjEntry> out_;
+  std::vector<std::uint32_t> in_begin_;
+  std::vector<AdjEntry> in_;
 };
 
 }  // namespace propgraph::detail

@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "propgraph/operations.hpp"
 
@@ -19,6 +21,8 @@ namespace propgraph {
 /// - Complexity: id lookups O(1); label scans O(elements with that label); create O(1)
 ///   amortised; delete_edge O(degree of its endpoints); delete_vertex O(sum of neighbour
 ///   degrees); traversals O(visited edges); page_rank O(iterations * E); components O(V + E).
+/// - Memory: properties are stored packed (about 30 bytes for two small entries) and decoded
+///   only for the elements a call returns.
 /// - Only the bound graph holds elements; create_graph/drop_graph on other names manage empty
 ///   catalog entries, for parity with server backends.
 class MemoryGraph final : public GraphOperations {
@@ -54,6 +58,20 @@ class MemoryGraph final : public GraphOperations {
                                   const Properties& properties) override;
   bool delete_edge(std::string_view label, const ElementId& id) override;
   std::int64_t count_edges(std::string_view label) override;
+
+  /// Creates an equality index over property `key` of the vertices and the edges labelled
+  /// `label` (existing and future ones). find_vertices_by_label / find_edges_by_label with a
+  /// non-null filter value for an indexed key then cost O(elements holding that value) instead
+  /// of O(elements with the label); results and their order are the same either way. Writes
+  /// keep the index current: O(1) per create, O(bucket) per update or delete of an indexed
+  /// element. Returns false when the index exists. O(elements with the label).
+  /// drop_graph() of the bound graph removes its indexes. Throws InvalidArgument for an
+  /// invalid label or an empty key.
+  bool create_index(std::string_view label, std::string_view key);
+  /// Removes an index; false when there was none.
+  bool drop_index(std::string_view label, std::string_view key);
+  /// The (label, key) pairs indexed, sorted.
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> indexes() const;
 
   /// One lock for the whole batch; validated completely before the first insert.
   std::vector<ElementId> create_vertices(std::span<const NewVertex> vertices) override;

@@ -1,0 +1,276 @@
+#include "packed_properties.hpp"
+
+#include "properties_rep.hpp"
+
+#include <cstring>
+#include <new>
+#include <utility>
+#include <vector>
+
+namespace propgraph::detail {
+
+namespace {
+
+// -- writing --------------------------------------------------------------------------------
+
+void put_varint(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+template <typename T>
+void put_raw(std::string& out, T v) {
+  char buf[sizeof(T)];
+  std::memcpy(buf, &v, sizeof(T));
+  out.append(buf, sizeof(T));
+}
+
+void put_value(std::string& out, const Value& value, bool canonical) {
+  out.push_back(static_cast<char>(value.type()));
+  switch (value.type()) {
+    case ValueType::null:
+      break;
+    case ValueType::boolean:
+      out.push_back(value.as_bool() ? 1 : 0);
+      break;
+    case ValueType::integer:
+      put_raw(out, value.as_int());
+      break;
+    case ValueType::real: {
+      double d = value.as_double();
+      if (canonical && d == 0.0) d = 0.0;  // -0.0 == 0.0 under Value's ==
+      put_raw(out, d);
+      break;
+    }
+    case ValueType::string:
+      put_varint(out, value.as_string().size());
+      out += value.as_string();
+      break;
+    case ValueType::list:
+      put_varint(out, value.as_list().size());
+      for (const auto& item : value.as_list()) put_value(out, item, canonical);
+      break;
+  }
+}
+
+// -- reading --------------------------------------------------------------------------------
+
+struct Reader {
+  const std::byte* p;
+
+  std::uint64_t varint() noexcept {
+    std::uint64_t v = 0;
+    for (int shift = 0;; shift += 7) {
+      const auto b = static_cast<std::uint8_t>(*p++);
+      v |= std::uint64_t{b & 0x7Fu} << shift;
+      if (b < 0x80) return v;
+    }
+  }
+  template <typename T>
+  T raw() noexcept {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    p += sizeof(T);
+    return v;
+  }
+  std::string_view bytes(std::size_t n) noexcept {
+    std::string_view s(reinterpret_cast<const char*>(p), n);
+    p += n;
+    return s;
+  }
+  std::string_view key() noexcept { return bytes(varint()); }
+
+  void skip_value() noexcept {
+    switch (static_cast<ValueType>(*p++)) {
+      case ValueType::null:
+        break;
+      case ValueType::boolean:
+        p += 1;
+        break;
+      case ValueType::integer:
+      case ValueType::real:
+        p += 8;
+        break;
+      case ValueType::string:
+        p += varint();
+        break;
+      case ValueType::list:
+        for (auto n = varint(); n > 0; --n) skip_value();
+        break;
+    }
+  }
+
+  Value value() {
+    switch (static_cast<ValueType>(*p++)) {
+      case ValueType::null:
+        return Value();
+      case ValueType::boolean:
+        return Value(static_cast<std::uint8_t>(*p++) != 0);
+      case ValueType::integer:
+        return Value(raw<std::int64_t>());
+      case ValueType::real:
+        return Value(raw<double>());
+      case ValueType::string:
+        return Value(std::string(bytes(varint())));
+      case ValueType::list: {
+        ValueList items(varint());
+        for (auto& item : items) item = value();
+        return Value(std::move(items));
+      }
+    }
+    return Value();
+  }
+
+  /// Typed equality of the encoded value at p with `want` (doubles compare with ==, so NaN
+  /// equals nothing); advances past the encoded value either way.
+  bool equals(const Value& want) noexcept {
+    const auto type = static_cast<ValueType>(*p);
+    if (type != want.type()) {
+      skip_value();
+      return false;
+    }
+    ++p;
+    switch (type) {
+      case ValueType::null:
+        return true;
+      case ValueType::boolean:
+        return (static_cast<std::uint8_t>(*p++) != 0) == *want.get_if<bool>();
+      case ValueType::integer:
+        return raw<std::int64_t>() == *want.get_if<std::int64_t>();
+      case ValueType::real:
+        return raw<double>() == *want.get_if<double>();
+      case ValueType::string:
+        return bytes(varint()) == *want.get_if<std::string>();
+      case ValueType::list: {
+        const auto& items = *want.get_if<ValueList>();
+        auto n = varint();
+        bool same = n == items.size();
+        for (std::size_t i = 0; i < n; ++i) {
+          if (same) {
+            same = equals(items[i]);
+          } else {
+            skip_value();
+          }
+        }
+        return same;
+      }
+    }
+    return false;
+  }
+
+  /// Positions p at the value under key and returns true, or returns false (p undefined).
+  bool seek(std::string_view wanted) noexcept {
+    for (auto n = varint(); n > 0; --n) {
+      const std::string_view k = key();
+      if (k == wanted) return true;
+      if (k > wanted) return false;  // entries are in key order
+      skip_value();
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+PackedProperties::PackedProperties(const Properties& properties) {
+  if (properties.empty()) return;
+  std::string out;
+  out.reserve(16 * properties.size());
+  put_varint(out, properties.size());
+  for (const auto& [key, value] : properties) {
+    put_varint(out, key.size());
+    out += key;
+    put_value(out, value, false);
+  }
+  const auto size = static_cast<std::uint32_t>(out.size());
+  auto* block = static_cast<std::byte*>(::operator new(sizeof size + out.size()));
+  std::memcpy(block, &size, sizeof size);
+  std::memcpy(block + sizeof size, out.data(), out.size());
+  bytes_.reset(block);
+}
+
+const std::byte* PackedProperties::data() const noexcept {
+  return bytes_ ? bytes_.get() + sizeof(std::uint32_t) : nullptr;
+}
+
+std::size_t PackedProperties::heap_bytes() const noexcept {
+  if (!bytes_) return 0;
+  std::uint32_t size;
+  std::memcpy(&size, bytes_.get(), sizeof size);
+  return sizeof size + size;
+}
+
+Properties PackedProperties::unpack() const {
+  if (!bytes_) return {};
+  std::uint32_t size;
+  std::memcpy(&size, bytes_.get(), sizeof size);
+  Reader r{data()};
+  const auto count = static_cast<std::uint32_t>(r.varint());
+  return PropertiesAccess::from_packed(data(), size, count);
+}
+
+std::vector<Properties::Entry> decode_packed(const std::byte* map) {
+  Reader r{map};
+  std::vector<Properties::Entry> entries(r.varint());
+  for (auto& [key, value] : entries) {
+    key = r.key();
+    value = r.value();
+  }
+  return entries;
+}
+
+Value PackedProperties::get(std::string_view key) const {
+  if (!bytes_) return {};
+  Reader r{data()};
+  return r.seek(key) ? r.value() : Value();
+}
+
+bool PackedProperties::contains(std::string_view key) const noexcept {
+  if (!bytes_) return false;
+  Reader r{data()};
+  return r.seek(key);
+}
+
+bool PackedProperties::matches(const Properties& filter) const noexcept {
+  if (filter.empty()) return true;
+  Reader r{data()};
+  std::uint64_t left = bytes_ ? r.varint() : 0;
+  // Both sides are in key order: one merge pass.
+  std::string_view key;
+  bool have_key = false;
+  for (const auto& [want_key, want] : filter) {
+    while (left > 0 && (!have_key || key < want_key)) {
+      if (have_key) r.skip_value();
+      key = r.key();
+      have_key = true;
+      --left;
+      if (key >= want_key) break;
+    }
+    const bool present = have_key && key == want_key;
+    if (want.is_null()) {
+      if (present) return false;
+      continue;
+    }
+    if (!present || !r.equals(want)) return false;
+    have_key = false;  // value consumed
+  }
+  return true;
+}
+
+std::string PackedProperties::index_key(std::string_view key) const {
+  if (!bytes_) return {};
+  Reader r{data()};
+  if (!r.seek(key)) return {};
+  return value_key(r.value());
+}
+
+std::string PackedProperties::value_key(const Value& value) {
+  std::string out;
+  put_value(out, value, true);
+  return out;
+}
+
+}  // namespace propgraph::detail
