@@ -112,7 +112,7 @@ Properties::Properties(std::vector<Entry> entries) {
   if (std::adjacent_find(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
         return !(a.first < b.first);
       }) == entries.end()) {
-    rep_ = make_rep(std::move(entries));
+    set_rep(make_rep(std::move(entries)));
     return;
   }
   // Stable sort keeps input order among equal keys; keep the last of each run.
@@ -127,47 +127,88 @@ Properties::Properties(std::vector<Entry> entries) {
       unique.push_back(std::move(e));
     }
   }
-  rep_ = make_rep(std::move(unique));
+  set_rep(make_rep(std::move(unique)));
 }
 
-Properties::Properties(const Properties& other) noexcept : rep_(other.rep_) { retain(rep_); }
+const Properties::Rep* Properties::rep() const noexcept {
+  const Rep* r;
+  std::memcpy(&r, storage_, sizeof r);
+  return r;
+}
+
+void Properties::set_rep(const Rep* r) noexcept {
+  std::memcpy(storage_, &r, sizeof r);
+  tag_ = kShared;
+}
+
+void Properties::reset() noexcept {
+  if (tag_ == kShared) release(rep());
+  delete decoded_.exchange(nullptr, std::memory_order_acq_rel);
+  tag_ = 0;
+}
+
+Properties::Properties(const Properties& other) noexcept : tag_(other.tag_) {
+  std::memcpy(storage_, other.storage_, sizeof storage_);
+  if (tag_ == kShared) retain(rep());
+}
+
+Properties::Properties(Properties&& other) noexcept : tag_(std::exchange(other.tag_, 0)) {
+  std::memcpy(storage_, other.storage_, sizeof storage_);
+  decoded_.store(other.decoded_.exchange(nullptr, std::memory_order_relaxed), std::memory_order_relaxed);
+}
 
 Properties& Properties::operator=(const Properties& other) noexcept {
-  retain(other.rep_);
-  release(rep_);
-  rep_ = other.rep_;
+  if (this != &other) {
+    if (other.tag_ == kShared) retain(other.rep());
+    reset();
+    std::memcpy(storage_, other.storage_, sizeof storage_);
+    tag_ = other.tag_;
+  }
   return *this;
 }
 
 Properties& Properties::operator=(Properties&& other) noexcept {
   if (this != &other) {
-    release(rep_);
-    rep_ = std::exchange(other.rep_, nullptr);
+    reset();
+    std::memcpy(storage_, other.storage_, sizeof storage_);
+    tag_ = std::exchange(other.tag_, 0);
+    decoded_.store(other.decoded_.exchange(nullptr, std::memory_order_relaxed), std::memory_order_relaxed);
   }
   return *this;
 }
 
-Properties::~Properties() { release(rep_); }
+Properties::~Properties() { reset(); }
 
-std::size_t Properties::size() const noexcept { return rep_ ? rep_->count : 0; }
+std::size_t Properties::size() const noexcept {
+  if (tag_ == 0) return 0;
+  if (tag_ == kShared) return rep()->count;
+  return detail::packed_count(storage_);
+}
+
+namespace {
+/// Decodes packed bytes into `slot` once; a racing reader's copy loses the exchange.
+const std::vector<Properties::Entry>& decode_once(std::atomic<const std::vector<Properties::Entry>*>& slot,
+                                                  const std::byte* packed) {
+  const auto* decoded = slot.load(std::memory_order_acquire);
+  if (decoded) return *decoded;
+  auto fresh = std::make_unique<const std::vector<Properties::Entry>>(detail::decode_packed(packed));
+  if (slot.compare_exchange_strong(decoded, fresh.get(), std::memory_order_acq_rel)) return *fresh.release();
+  return *decoded;
+}
+}  // namespace
 
 const std::vector<Properties::Entry>& Properties::entries() const {
-  if (!rep_) return kNoEntries;
-  const auto* decoded = rep_->decoded.load(std::memory_order_acquire);
-  if (decoded) return *decoded;
-  // Packed: decode once; a racing reader's copy loses the exchange and is dropped.
-  auto fresh = std::make_unique<const std::vector<Entry>>(detail::decode_packed(rep_->packed()));
-  if (rep_->decoded.compare_exchange_strong(decoded, fresh.get(), std::memory_order_acq_rel)) {
-    return *fresh.release();
-  }
-  return *decoded;
+  if (tag_ == 0) return kNoEntries;
+  if (tag_ != kShared) return decode_once(decoded_, storage_);
+  const Rep* r = rep();
+  return r->packed_size == 0 ? r->own : decode_once(r->decoded, r->packed());
 }
 
 Properties::const_iterator Properties::begin() const { return entries().begin(); }
 Properties::const_iterator Properties::end() const { return entries().end(); }
 
 const Value* Properties::find(std::string_view key) const {
-  if (!rep_) return nullptr;
+  if (tag_ == 0) return nullptr;
   const auto& e = entries();
   auto it = std::lower_bound(e.begin(), e.end(), key, KeyLess{});
   if (it == e.end() || it->first != key) return nullptr;
@@ -186,16 +227,14 @@ const Value& Properties::at(std::string_view key) const {
 }
 
 std::vector<Properties::Entry>& Properties::mutate() {
-  if (!rep_) {
-    rep_ = make_rep({});
-  } else if (rep_->refs.load(std::memory_order_acquire) > 1 || rep_->packed_size != 0) {
-    // Shared or packed: continue on a private copy of the entries.
+  if (tag_ != kShared || rep()->refs.load(std::memory_order_acquire) > 1 || rep()->packed_size != 0) {
+    // Empty, inline, shared or packed: continue on a private copy of the entries.
     auto* copy = make_rep(entries());
-    release(rep_);
-    rep_ = copy;
+    reset();
+    set_rep(copy);
   }
   // Sole owner of an entries rep now: casting away const is safe.
-  return const_cast<Rep*>(rep_)->own;
+  return const_cast<Rep*>(rep())->own;
 }
 
 void Properties::set(std::string key, Value value) {
@@ -206,7 +245,7 @@ void Properties::set(std::string key, Value value) {
   } else {
     entries.emplace(it, std::move(key), std::move(value));
   }
-  const_cast<Rep*>(rep_)->count = static_cast<std::uint32_t>(entries.size());
+  const_cast<Rep*>(rep())->count = static_cast<std::uint32_t>(entries.size());
 }
 
 bool Properties::erase(std::string_view key) {
@@ -215,10 +254,9 @@ bool Properties::erase(std::string_view key) {
   auto it = std::lower_bound(entries.begin(), entries.end(), key, KeyLess{});
   entries.erase(it);
   if (entries.empty()) {
-    release(rep_);
-    rep_ = nullptr;
+    reset();
   } else {
-    const_cast<Rep*>(rep_)->count = static_cast<std::uint32_t>(entries.size());
+    const_cast<Rep*>(rep())->count = static_cast<std::uint32_t>(entries.size());
   }
   return true;
 }
@@ -246,18 +284,25 @@ bool Properties::matches(const Properties& filter) const {
 }
 
 bool operator==(const Properties& a, const Properties& b) {
-  if (a.rep_ == b.rep_) return true;
+  if (a.tag_ == Properties::kShared && b.tag_ == Properties::kShared && a.rep() == b.rep()) return true;
   if (a.size() != b.size()) return false;
   return std::equal(a.begin(), a.end(), b.begin());
 }
 
 Properties detail::PropertiesAccess::from_packed(const std::byte* map, std::uint32_t size, std::uint32_t count) {
+  Properties result;
+  if (size <= Properties::kInlineCapacity) {
+    std::memcpy(result.storage_, map, size);
+    result.tag_ = static_cast<std::uint8_t>(size);
+    return result;
+  }
   void* memory = ::operator new(sizeof(Properties::Rep) + size);
   auto* rep = new (memory) Properties::Rep;
   rep->count = count;
   rep->packed_size = size;
   std::memcpy(const_cast<std::byte*>(rep->packed()), map, size);
-  return Properties(rep);
+  result.set_rep(rep);
+  return result;
 }
 
 // -- validation ----------------------------------------------------------------------------

@@ -36,9 +36,11 @@ void put_value(std::string& out, const Value& value, bool canonical) {
     case ValueType::boolean:
       out.push_back(value.as_bool() ? 1 : 0);
       break;
-    case ValueType::integer:
-      put_raw(out, value.as_int());
+    case ValueType::integer: {
+      const auto i = value.as_int();
+      put_varint(out, (static_cast<std::uint64_t>(i) << 1) ^ static_cast<std::uint64_t>(i >> 63));  // zigzag
       break;
+    }
     case ValueType::real: {
       double d = value.as_double();
       if (canonical && d == 0.0) d = 0.0;  // -0.0 == 0.0 under Value's ==
@@ -69,6 +71,10 @@ struct Reader {
       if (b < 0x80) return v;
     }
   }
+  std::int64_t zigzag() noexcept {
+    const std::uint64_t v = varint();
+    return static_cast<std::int64_t>((v >> 1) ^ (~(v & 1) + 1));
+  }
   template <typename T>
   T raw() noexcept {
     T v;
@@ -91,6 +97,8 @@ struct Reader {
         p += 1;
         break;
       case ValueType::integer:
+        (void)varint();
+        break;
       case ValueType::real:
         p += 8;
         break;
@@ -110,7 +118,7 @@ struct Reader {
       case ValueType::boolean:
         return Value(static_cast<std::uint8_t>(*p++) != 0);
       case ValueType::integer:
-        return Value(raw<std::int64_t>());
+        return Value(zigzag());
       case ValueType::real:
         return Value(raw<double>());
       case ValueType::string:
@@ -139,7 +147,7 @@ struct Reader {
       case ValueType::boolean:
         return (static_cast<std::uint8_t>(*p++) != 0) == *want.get_if<bool>();
       case ValueType::integer:
-        return raw<std::int64_t>() == *want.get_if<std::int64_t>();
+        return zigzag() == *want.get_if<std::int64_t>();
       case ValueType::real:
         return raw<double>() == *want.get_if<double>();
       case ValueType::string:
@@ -185,31 +193,29 @@ PackedProperties::PackedProperties(const Properties& properties) {
     out += key;
     put_value(out, value, false);
   }
+  if (out.size() <= inline_capacity) {
+    std::memcpy(buf_, out.data(), out.size());
+    tag_ = static_cast<std::uint8_t>(out.size());
+    return;
+  }
   const auto size = static_cast<std::uint32_t>(out.size());
   auto* block = static_cast<std::byte*>(::operator new(sizeof size + out.size()));
   std::memcpy(block, &size, sizeof size);
   std::memcpy(block + sizeof size, out.data(), out.size());
-  bytes_.reset(block);
-}
-
-const std::byte* PackedProperties::data() const noexcept {
-  return bytes_ ? bytes_.get() + sizeof(std::uint32_t) : nullptr;
-}
-
-std::size_t PackedProperties::heap_bytes() const noexcept {
-  if (!bytes_) return 0;
-  std::uint32_t size;
-  std::memcpy(&size, bytes_.get(), sizeof size);
-  return sizeof size + size;
+  std::memcpy(buf_, &block, sizeof block);
+  tag_ = kHeap;
 }
 
 Properties PackedProperties::unpack() const {
-  if (!bytes_) return {};
-  std::uint32_t size;
-  std::memcpy(&size, bytes_.get(), sizeof size);
+  if (empty()) return {};
   Reader r{data()};
   const auto count = static_cast<std::uint32_t>(r.varint());
-  return PropertiesAccess::from_packed(data(), size, count);
+  return PropertiesAccess::from_packed(data(), size(), count);
+}
+
+std::size_t packed_count(const std::byte* map) noexcept {
+  Reader r{map};
+  return r.varint();
 }
 
 std::vector<Properties::Entry> decode_packed(const std::byte* map) {
@@ -223,13 +229,13 @@ std::vector<Properties::Entry> decode_packed(const std::byte* map) {
 }
 
 Value PackedProperties::get(std::string_view key) const {
-  if (!bytes_) return {};
+  if (empty()) return {};
   Reader r{data()};
   return r.seek(key) ? r.value() : Value();
 }
 
 bool PackedProperties::contains(std::string_view key) const noexcept {
-  if (!bytes_) return false;
+  if (empty()) return false;
   Reader r{data()};
   return r.seek(key);
 }
@@ -237,7 +243,7 @@ bool PackedProperties::contains(std::string_view key) const noexcept {
 bool PackedProperties::matches(const Properties& filter) const noexcept {
   if (filter.empty()) return true;
   Reader r{data()};
-  std::uint64_t left = bytes_ ? r.varint() : 0;
+  std::uint64_t left = empty() ? 0 : r.varint();
   // Both sides are in key order: one merge pass.
   std::string_view key;
   bool have_key = false;
@@ -261,7 +267,7 @@ bool PackedProperties::matches(const Properties& filter) const noexcept {
 }
 
 std::string PackedProperties::index_key(std::string_view key) const {
-  if (!bytes_) return {};
+  if (empty()) return {};
   Reader r{data()};
   if (!r.seek(key)) return {};
   return value_key(r.value());

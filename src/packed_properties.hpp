@@ -1,19 +1,22 @@
-// Stored properties in one compact allocation. A Properties map costs about 200 bytes for two
-// small entries (a shared vector of 72-byte pairs); the packed form of the same map is about
-// 30. MemoryGraph keeps every element's properties packed; a returned element gets a
-// Properties holding a copy of the bytes, decoded only if the caller reads it.
+// Stored properties, packed. A Properties map costs about 200 bytes for two small entries (a
+// shared vector of 72-byte pairs); the packed form of the same map is about 20 and is kept
+// inside the element's record when it fits in 31 bytes (no allocation, no extra cache miss),
+// else in one heap block. MemoryGraph keeps every element's properties packed; a returned
+// element gets a Properties holding a copy of the bytes, decoded only if the caller reads it.
 //
 // Encoding (host byte order; never leaves the process):
 //   map   := varint(count) entry*          entries in ascending key order, no nulls
 //   entry := varint(key size) key-bytes value
 //   value := type-byte payload             type-byte is the ValueType
-//   payload: null none | bool 1 byte | int, double 8 bytes | string varint(size) bytes
-//          | list varint(count) value*
+//   payload: null none | bool 1 byte | int zigzag varint | double 8 bytes
+//          | string varint(size) bytes | list varint(count) value*
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <utility>
 #include <string>
 #include <string_view>
 
@@ -23,15 +26,31 @@ namespace propgraph::detail {
 
 class PackedProperties {
  public:
+  /// Encodings up to this many bytes are stored inline.
+  static constexpr std::size_t inline_capacity = 31;
+
   PackedProperties() noexcept = default;
   /// Packs a map (entries in key order, as Properties iterates them). O(size of the map).
   explicit PackedProperties(const Properties& properties);
+  PackedProperties(PackedProperties&& other) noexcept { steal(other); }
+  PackedProperties& operator=(PackedProperties&& other) noexcept {
+    if (this != &other) {
+      release();
+      steal(other);
+    }
+    return *this;
+  }
+  PackedProperties(const PackedProperties&) = delete;
+  PackedProperties& operator=(const PackedProperties&) = delete;
+  ~PackedProperties() { release(); }
 
-  [[nodiscard]] bool empty() const noexcept { return !bytes_; }
-  /// Hints the CPU to fetch the bytes (for loops that will unpack them shortly).
-  void prefetch() const noexcept { __builtin_prefetch(bytes_.get()); }
-  /// Heap bytes held (the encoding plus its length prefix).
-  [[nodiscard]] std::size_t heap_bytes() const noexcept;
+  [[nodiscard]] bool empty() const noexcept { return tag_ == 0; }
+  /// Hints the CPU to fetch heap-held bytes (for loops that will unpack them shortly).
+  void prefetch() const noexcept {
+    if (tag_ == kHeap) __builtin_prefetch(heap());
+  }
+  /// Bytes held outside the record (0 when inline or empty).
+  [[nodiscard]] std::size_t heap_bytes() const noexcept { return tag_ == kHeap ? sizeof(std::uint32_t) + size() : 0; }
 
   /// The map, sharing a copy of the packed bytes (one allocation); entries are decoded when
   /// first read. O(bytes).
@@ -51,13 +70,38 @@ class PackedProperties {
   [[nodiscard]] static std::string value_key(const Value& value);
 
  private:
-  struct Free {
-    void operator()(std::byte* p) const noexcept { ::operator delete(p); }
-  };
-  /// Start of the map encoding (after the length prefix), or nullptr when empty.
-  [[nodiscard]] const std::byte* data() const noexcept;
+  static constexpr std::uint8_t kHeap = 0xFF;  // tag_: 0 empty, 1..31 inline size, kHeap
 
-  std::unique_ptr<std::byte, Free> bytes_;  // u32 length, then the map encoding
+  [[nodiscard]] std::byte* heap() const noexcept {
+    std::byte* p;
+    std::memcpy(&p, buf_, sizeof p);
+    return p;
+  }
+  /// Size of the map encoding.
+  [[nodiscard]] std::uint32_t size() const noexcept {
+    if (tag_ != kHeap) return tag_;
+    std::uint32_t n;
+    std::memcpy(&n, heap(), sizeof n);
+    return n;
+  }
+  /// Start of the map encoding, or nullptr when empty.
+  [[nodiscard]] const std::byte* data() const noexcept {
+    if (tag_ == 0) return nullptr;
+    return tag_ == kHeap ? heap() + sizeof(std::uint32_t) : buf_;
+  }
+  void release() noexcept {
+    if (tag_ == kHeap) ::operator delete(heap());
+    tag_ = 0;
+  }
+  void steal(PackedProperties& other) noexcept {
+    std::memcpy(buf_, other.buf_, sizeof buf_);
+    tag_ = std::exchange(other.tag_, 0);
+  }
+
+  std::byte buf_[inline_capacity];  // the encoding, or a pointer to a block: u32 size, encoding
+  std::uint8_t tag_ = 0;
 };
+
+static_assert(sizeof(PackedProperties) == 32);
 
 }  // namespace propgraph::detail

@@ -29,6 +29,8 @@ namespace detail {
 
 /// Decodes a packed map encoding (see packed_properties.hpp) into sorted entries.
 std::vector<Properties::Entry> decode_packed(const std::byte* map);
+/// The entry count of a packed map encoding.
+std::size_t packed_count(const std::byte* map) noexcept;
 
 /// Builds Properties from representations; the codec's door into Properties.
 struct PropertiesAccess {
@@ -37,8 +39,8 @@ struct PropertiesAccess {
   static Rep* make_rep(std::vector<Properties::Entry> entries);
   static void retain(const Rep* rep) noexcept;
   static void release(const Rep* rep) noexcept;
-  /// A map that shares the given packed encoding's bytes (copied into one allocation) and
-  /// decodes them on first read. `count` entries, > 0.
+  /// A map holding a copy of the given packed encoding (inline when small, else in one
+  /// allocation) and decoding it on first read. `count` entries, > 0.
   static Properties from_packed(const std::byte* map, std::uint32_t size, std::uint32_t count);
 };
 

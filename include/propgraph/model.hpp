@@ -4,6 +4,7 @@
 #pragma once
 
 #include <compare>
+#include <atomic>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -171,13 +172,13 @@ class Properties {
   Properties(std::initializer_list<Entry> entries);
   explicit Properties(std::vector<Entry> entries);
   Properties(const Properties& other) noexcept;
-  Properties(Properties&& other) noexcept : rep_(std::exchange(other.rep_, nullptr)) {}
+  Properties(Properties&& other) noexcept;
   Properties& operator=(const Properties& other) noexcept;
   Properties& operator=(Properties&& other) noexcept;
   ~Properties();
 
   [[nodiscard]] std::size_t size() const noexcept;
-  [[nodiscard]] bool empty() const noexcept { return rep_ == nullptr; }
+  [[nodiscard]] bool empty() const noexcept { return tag_ == 0; }
   /// Iteration is in ascending key order.
   [[nodiscard]] const_iterator begin() const;
   [[nodiscard]] const_iterator end() const;
@@ -205,11 +206,19 @@ class Properties {
  private:
   friend struct detail::PropertiesAccess;
   struct Rep;  // reference-counted entries, or packed bytes decoded on first read
-  explicit Properties(const Rep* rep) noexcept : rep_(rep) {}
+  static constexpr std::size_t kInlineCapacity = 23;
+  static constexpr std::uint8_t kShared = 0xFF;
+
+  [[nodiscard]] const Rep* rep() const noexcept;  // tag_ == kShared only
+  void set_rep(const Rep* rep) noexcept;
+  void reset() noexcept;
   [[nodiscard]] const std::vector<Entry>& entries() const;
   std::vector<Entry>& mutate();
 
-  const Rep* rep_ = nullptr;  // nullptr: empty
+  // Small packed maps (from a backend's storage) live inline: returning one allocates nothing.
+  alignas(8) std::byte storage_[kInlineCapacity] = {};  // a Rep pointer, or packed bytes
+  std::uint8_t tag_ = 0;  // 0: empty; 1..kInlineCapacity: inline packed size; kShared: Rep
+  mutable std::atomic<const std::vector<Entry>*> decoded_{nullptr};  // inline: decoded on first read
 };
 
 /// A vertex as returned by a backend: a snapshot the caller owns.

@@ -38,10 +38,10 @@ std::atomic<std::uint64_t> next_graph_tag{1};
 /// meaningful only for marked vertices. MemoryGraph calls never suspend, so a fiber cannot
 /// interleave two users of one thread's scratch.
 struct Marks {
-  std::vector<std::uint32_t> stamp;
-  std::vector<Slot> parent;       // parent vertex
-  std::vector<Slot> parent_edge;  // edge used to reach the vertex
-  std::vector<int> depth;
+  detail::LargeVector<std::uint32_t> stamp;
+  detail::LargeVector<Slot> parent;       // parent vertex
+  detail::LargeVector<Slot> parent_edge;  // edge used to reach the vertex
+  detail::LargeVector<int> depth;
   std::vector<Slot> queue;  // traversal order, reused across calls
   std::uint32_t epoch = 0;
 
@@ -283,23 +283,21 @@ struct MemoryGraph::Impl {
     props = std::move(next);
   }
 
-  /// Slots of label's elements that may match filter, from the most selective usable index
-  /// (a non-null filter value on an indexed key); nullopt when no index applies.
-  [[nodiscard]] static std::optional<std::vector<Slot>> indexed_candidates(const detail::IndexTable& table,
-                                                                           LabelId label, const Properties& filter) {
-    if (filter.empty() || label >= table.size() || table[label].empty()) return std::nullopt;
+  /// Ascending slots of label's elements that may match filter, from the most selective usable
+  /// index (a non-null filter value on an indexed key); nullptr when no index applies.
+  [[nodiscard]] static const std::vector<Slot>* indexed_candidates(const detail::IndexTable& table, LabelId label,
+                                                                   const Properties& filter) {
+    static const std::vector<Slot> none;
+    if (filter.empty() || label >= table.size() || table[label].empty()) return nullptr;
     const std::vector<Slot>* best = nullptr;
-    bool usable = false;
     for (const auto& index : table[label]) {
       const Value* want = filter.find(index.key());
       if (!want || want->is_null()) continue;
       const auto* bucket = index.find(detail::PackedProperties::value_key(*want));
-      if (!bucket) return std::vector<Slot>{};  // no element holds that value
-      if (!usable || bucket->size() < best->size()) best = bucket;
-      usable = true;
+      if (!bucket) return &none;  // no element holds that value
+      if (!best || bucket->size() < best->size()) best = bucket;
     }
-    if (!usable) return std::nullopt;
-    return *best;
+    return best;
   }
 
   Slot insert_vertex(std::string_view label, const Properties& properties) {
@@ -994,7 +992,7 @@ std::vector<Vertex> MemoryGraph::find_vertices_by_label(std::string_view label, 
   std::vector<Vertex> result;
   const auto& s = impl_->store;
   const LabelId l = s.labels.find(label);
-  if (auto candidates = Impl::indexed_candidates(s.vertex_indexes, l, filter)) {
+  if (const auto* candidates = Impl::indexed_candidates(s.vertex_indexes, l, filter)) {
     for (Slot v : *candidates) {
       if (s.vertices[v].properties.matches(filter)) impl_->emplace_vertex(result, v);
     }
@@ -1077,7 +1075,7 @@ std::vector<Edge> MemoryGraph::find_edges_by_label(std::string_view label, const
   std::shared_lock lock(impl_->mutex);
   std::vector<Edge> result;
   const auto& s = impl_->store;
-  if (auto candidates = Impl::indexed_candidates(s.edge_indexes, s.labels.find(label), filter)) {
+  if (const auto* candidates = Impl::indexed_candidates(s.edge_indexes, s.labels.find(label), filter)) {
     for (Slot e : *candidates) {
       if (s.edges[e].properties.matches(filter)) result.push_back(impl_->make_edge(e));
     }

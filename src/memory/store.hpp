@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "memory/large_block_allocator.hpp"
 #include "packed_properties.hpp"
 #include "propgraph/model.hpp"
 #include "propgraph/options.hpp"
@@ -139,8 +140,8 @@ struct EdgeFilter {
 };
 
 struct Store {
-  std::vector<VertexRecord> vertices;
-  std::vector<EdgeRecord> edges;
+  LargeVector<VertexRecord> vertices;
+  LargeVector<EdgeRecord> edges;
   LabelTable labels;
   std::vector<LabelMembers> vertices_by_label;  // indexed by LabelId
   std::vector<LabelMembers> edges_by_label;
@@ -224,8 +225,8 @@ class CsrAdjacency {
 
  private:
   template <typename List>
-  static void fill(const Store& store, std::size_t n, std::size_t total, std::vector<std::uint32_t>& begin,
-                   std::vector<AdjEntry>& entries, List list) {
+  static void fill(const Store& store, std::size_t n, std::size_t total, LargeVector<std::uint32_t>& begin,
+                   LargeVector<AdjEntry>& entries, List list) {
     begin.resize(n + 1);
     entries.reserve(total);
     for (std::size_t v = 0; v < n; ++v) {
@@ -236,10 +237,10 @@ class CsrAdjacency {
     begin[n] = static_cast<std::uint32_t>(entries.size());
   }
 
-  std::vector<std::uint32_t> out_begin_;  // n + 1 offsets into out_
-  std::vector<AdjEntry> out_;
-  std::vector<std::uint32_t> in_begin_;
-  std::vector<AdjEntry> in_;
+  LargeVector<std::uint32_t> out_begin_;  // n + 1 offsets into out_
+  LargeVector<AdjEntry> out_;
+  LargeVector<std::uint32_t> in_begin_;
+  LargeVector<AdjEntry> in_;
 };
 
 }  // namespace propgraph::detail
