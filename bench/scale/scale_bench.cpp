@@ -1,0 +1,434 @@
+// propgraph-scale: MemoryGraph at 10k, 100k and 1M vertices (16 edges per vertex on average)
+// against raw Boost.Graph on a compressed_sparse_row_graph built from the same edges.
+//
+//   1. memory: bytes per vertex and per edge of a MemoryGraph holding the largest graph, two
+//      small properties per element (peak RSS growth while loading, over the element count);
+//   2. algorithms: bfs (unbounded), weak connected_components, page_rank (20 iterations) and an
+//      unweighted shortest_path between two far vertices, through GraphOperations and raw, in the
+//      same run; edges/s of each and the ratio, medians of --repeats runs;
+//   3. point lookups: find_vertex_by_id and an indexed find_vertices_by_label, ns/op.
+//
+//   propgraph-scale [--sizes=10000,100000,1000000] [--degree=16] [--repeats=5] [--seed=42]
+//                   [--generator=random|rmat] [--lookups=200000] [--no-memory]
+//                   [--only=memory,bfs,components,page_rank,shortest_path,lookups]
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
+#include <boost/graph/incremental_components.hpp>
+#include <boost/graph/page_rank.hpp>
+#include <boost/pending/disjoint_sets.hpp>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "propgraph/generate.hpp"
+#include "propgraph/memory/memory_graph.hpp"
+
+using namespace propgraph;
+
+namespace {
+
+using Csr = boost::compressed_sparse_row_graph<boost::directedS>;
+
+struct Settings {
+  std::vector<std::uint32_t> sizes{10'000, 100'000, 1'000'000};
+  std::uint32_t degree = 16;
+  int repeats = 5;
+  std::uint64_t seed = 42;
+  std::string generator = "random";
+  std::size_t lookups = 200'000;
+  bool memory = true;
+  std::string only;  // comma-separated subset of bfs,components,page_rank,shortest_path,lookups
+  [[nodiscard]] bool runs(std::string_view part) const {
+    if (only.empty()) return true;
+    std::string_view rest = only;
+    while (!rest.empty()) {
+      auto comma = rest.find(',');
+      if (rest.substr(0, comma) == part) return true;
+      rest.remove_prefix(comma == std::string_view::npos ? rest.size() : comma + 1);
+    }
+    return false;
+  }
+};
+
+[[noreturn]] void usage_error(std::string_view message) {
+  fmt::print(stderr, "propgraph-scale: {}\n", message);
+  fmt::print(stderr,
+             "usage: propgraph-scale [--sizes=N,N,...] [--degree=D] [--repeats=R] [--seed=S]\n"
+             "                       [--generator=random|rmat] [--lookups=N] [--no-memory]\n"
+             "                       [--only=memory,bfs,components,page_rank,shortest_path,lookups]\n");
+  std::exit(2);
+}
+
+std::uint64_t parse_number(std::string_view text, std::string_view flag) {
+  std::uint64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size()) {
+    usage_error(fmt::format("{} expects a number, got '{}'", flag, text));
+  }
+  return value;
+}
+
+Settings parse(int argc, char** argv) {
+  Settings s;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    auto value = [&](std::string_view flag) -> std::optional<std::string_view> {
+      if (arg.starts_with(flag) && arg.size() > flag.size() && arg[flag.size()] == '=') {
+        return arg.substr(flag.size() + 1);
+      }
+      return std::nullopt;
+    };
+    if (auto v = value("--sizes")) {
+      s.sizes.clear();
+      while (!v->empty()) {
+        auto comma = v->find(',');
+        s.sizes.push_back(static_cast<std::uint32_t>(parse_number(v->substr(0, comma), "--sizes")));
+        v->remove_prefix(comma == std::string_view::npos ? v->size() : comma + 1);
+      }
+      if (s.sizes.empty()) usage_error("--sizes is empty");
+    } else if (auto d = value("--degree")) {
+      s.degree = static_cast<std::uint32_t>(parse_number(*d, "--degree"));
+    } else if (auto r = value("--repeats")) {
+      s.repeats = std::max(1, static_cast<int>(parse_number(*r, "--repeats")));
+    } else if (auto seed = value("--seed")) {
+      s.seed = parse_number(*seed, "--seed");
+    } else if (auto g = value("--generator")) {
+      if (*g != "random" && *g != "rmat") usage_error(fmt::format("unknown generator '{}'", *g));
+      s.generator = *g;
+    } else if (auto l = value("--lookups")) {
+      s.lookups = std::max<std::size_t>(1, parse_number(*l, "--lookups"));
+    } else if (auto o = value("--only")) {
+      s.only = *o;
+      s.memory = s.runs("memory");
+    } else if (arg == "--no-memory") {
+      s.memory = false;
+    } else if (arg == "--help" || arg == "-h") {
+      fmt::print("see the comment at the top of bench/scale/scale_bench.cpp\n");
+      std::exit(0);
+    } else {
+      usage_error(fmt::format("unknown flag '{}'", arg));
+    }
+  }
+  return s;
+}
+
+generate::EdgeList make_graph(const Settings& s, std::uint32_t n) {
+  const std::uint64_t m = std::uint64_t{n} * s.degree;
+  return s.generator == "rmat" ? generate::rmat_graph(n, m, s.seed) : generate::random_graph(n, m, s.seed);
+}
+
+/// Two small properties per element, as a service would store them.
+generate::LoadOptions load_options() {
+  generate::LoadOptions o;
+  o.vertex_label = "Person";
+  o.edge_label = "KNOWS";
+  o.vertex_properties = [](std::uint32_t i) {
+    return Properties{{"name", fmt::format("p{}", i)}, {"age", static_cast<std::int64_t>(18 + i % 60)}};
+  };
+  o.edge_properties = [](std::uint64_t i) {
+    return Properties{{"since", static_cast<std::int64_t>(1990 + i % 35)}, {"weight", 0.5 + static_cast<double>(i % 7)}};
+  };
+  return o;
+}
+
+// -- memory ---------------------------------------------------------------------------------------
+
+/// A field of /proc/self/status in bytes (VmRSS, VmHWM).
+std::int64_t status_bytes(std::string_view field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with(field) && line.size() > field.size() && line[field.size()] == ':') {
+      return std::stoll(line.substr(field.size() + 1)) * 1024;
+    }
+  }
+  throw std::runtime_error(fmt::format("no {} in /proc/self/status", field));
+}
+
+/// Resets the peak-RSS mark (VmHWM) to the current RSS; false where the kernel refuses.
+bool reset_peak() {
+  std::ofstream out("/proc/self/clear_refs");
+  out << "5";
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+struct Target {
+  std::string what;
+  double value;
+  double bound;
+  bool at_least;
+};
+
+void measure_memory(const Settings& s, std::vector<Target>& targets) {
+  const std::uint32_t n = s.sizes.back();
+  const auto list = make_graph(s, n);  // before the baseline: the input is not the graph's memory
+  const auto options = load_options();
+  generate::EdgeList vertices_only{list.vertex_count, {}};
+  generate::EdgeList edges_only = list;
+  edges_only.vertex_count = 0;
+
+  MemoryGraph g("scale");
+  const bool peak_ok = reset_peak();
+  const std::int64_t base = status_bytes("VmRSS");
+  const auto ids = generate::load(g, vertices_only, options);
+  const std::int64_t after_vertices_peak = status_bytes("VmHWM");
+  const std::int64_t after_vertices = status_bytes("VmRSS");
+  reset_peak();
+  const std::int64_t base_edges = status_bytes("VmRSS");
+  // Edges between the vertices just created: a loader over the same ids.
+  std::vector<NewEdge> batch;
+  for (std::size_t first = 0; first < list.edges.size(); first += options.batch) {
+    batch.clear();
+    const std::size_t last = std::min(list.edges.size(), first + options.batch);
+    for (std::size_t i = first; i < last; ++i) {
+      batch.push_back(NewEdge{ids[list.edges[i].first], ids[list.edges[i].second], options.edge_label,
+                              options.edge_properties(i)});
+    }
+    g.create_edges(batch);
+  }
+  batch = {};
+  const std::int64_t after_edges_peak = status_bytes("VmHWM");
+  const std::int64_t after_edges = status_bytes("VmRSS");
+  const double e = static_cast<double>(list.edges.size());
+  fmt::print("memory: {} vertices, {} edges, two small properties each ({} generator)\n", n,
+             list.edges.size(), s.generator);
+  fmt::print("  per vertex: {:.1f} B peak RSS growth, {:.1f} B resident after load   (target < 204 B)\n",
+             static_cast<double>(after_vertices_peak - base) / n, static_cast<double>(after_vertices - base) / n);
+  fmt::print("  per edge:   {:.1f} B peak RSS growth, {:.1f} B resident after load   (target < 154 B)\n",
+             static_cast<double>(after_edges_peak - base_edges) / e, static_cast<double>(after_edges - base_edges) / e);
+  if (!peak_ok) fmt::print("  (peak reset unavailable: peaks include earlier allocations)\n");
+  // Algorithms on a graph this size build an adjacency snapshot, held until the next write.
+  fmt::print("  the adjacency snapshot of whole-graph algorithms adds {:.1f} B per edge while cached\n",
+             (2.0 * 12 * e + 8.0 * (n + 1)) / e);
+  fmt::print("\n");
+  targets.push_back({fmt::format("bytes per vertex at {} vertices (peak)", n),
+                     static_cast<double>(after_vertices_peak - base) / n, 204.0, false});
+  targets.push_back({fmt::format("bytes per edge at {} vertices (peak)", n),
+                     static_cast<double>(after_edges_peak - base_edges) / e, 154.0, false});
+}
+
+// -- timing ---------------------------------------------------------------------------------------
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t k = v.size() / 2;
+  return v.size() % 2 ? v[k] : (v[k - 1] + v[k]) / 2;
+}
+
+/// CPU seconds of the calling thread: every timed call runs on this thread alone, and CPU
+/// time does not count the time other processes of a shared machine hold the core.
+double thread_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+/// Median CPU seconds of `repeats` runs of fn, after one untimed warm-up run.
+double time_median(int repeats, const std::function<void()>& fn) {
+  fn();
+  std::vector<double> seconds;
+  for (int r = 0; r < repeats; ++r) {
+    const double t0 = thread_seconds();
+    fn();
+    seconds.push_back(thread_seconds() - t0);
+  }
+  return median(seconds);
+}
+
+/// Keeps a result alive past the timed region without the optimiser dropping the work.
+template <typename T>
+void keep(const T& value) {
+  asm volatile("" : : "g"(&value) : "memory");
+}
+
+struct RawBfs {
+  std::vector<std::uint32_t> depth;
+  std::vector<std::size_t> parent;
+  std::vector<boost::default_color_type> color;
+};
+
+struct TargetFound {};
+
+struct DepthRecorder : boost::default_bfs_visitor {
+  RawBfs* state;
+  std::optional<std::size_t> target;
+  void tree_edge(Csr::edge_descriptor e, const Csr& g) const {
+    const auto u = boost::source(e, g);
+    const auto v = boost::target(e, g);
+    state->depth[v] = state->depth[u] + 1;
+    state->parent[v] = u;
+    if (target && v == *target) throw TargetFound{};
+  }
+};
+
+/// Raw Boost BFS from src recording depth and parent (as GraphOperations::bfs does); with a
+/// target it stops when the target is discovered.
+void raw_bfs(const Csr& g, std::size_t src, RawBfs& state, std::optional<std::size_t> target = {}) {
+  const auto n = boost::num_vertices(g);
+  state.depth.assign(n, 0);
+  state.parent.assign(n, n);
+  state.color.assign(n, boost::white_color);
+  try {
+    boost::breadth_first_search(
+        g, src,
+        boost::visitor(DepthRecorder{{}, &state, target})
+            .color_map(boost::make_iterator_property_map(state.color.begin(), boost::get(boost::vertex_index, g))));
+  } catch (const TargetFound&) {
+  }
+}
+
+struct Row {
+  std::string algorithm;
+  double work = 0;  // edges per run
+  double ours = 0;  // seconds
+  double raw = 0;
+};
+
+void print_row(std::uint32_t n, std::size_t m, const Row& r) {
+  const double ours = r.work / r.ours / 1e6;
+  const double raw = r.work / r.raw / 1e6;
+  fmt::print("{:>9} {:>10}  {:<22} {:>9.1f} {:>9.1f} {:>9.2f} {:>9.2f} {:>6.0f}%\n", n, m, r.algorithm,
+             ours, raw, r.ours * 1e3, r.raw * 1e3, 100.0 * r.raw / r.ours);
+}
+
+double ns_per_op(std::size_t ops, const std::function<void()>& fn, int repeats) {
+  return time_median(repeats, fn) * 1e9 / static_cast<double>(ops);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Settings s = parse(argc, argv);
+  fmt::print("propgraph-scale: {} graph, {} edges per vertex, seed {}, medians of {} runs (thread CPU time)\n\n", s.generator,
+             s.degree, s.seed, s.repeats);
+  std::vector<Target> targets;
+  if (s.memory) measure_memory(s, targets);
+
+  fmt::print("{:>9} {:>10}  {:<22} {:>9} {:>9} {:>9} {:>9} {:>7}\n", "vertices", "edges", "algorithm",
+             "ours Me/s", "raw Me/s", "ours ms", "raw ms", "ratio");
+  std::vector<std::string> lookup_lines;
+  for (std::uint32_t n : s.sizes) {
+    const auto list = make_graph(s, n);
+    const std::size_t m = list.edges.size();
+    const Csr csr(boost::edges_are_unsorted_multi_pass, list.edges.begin(), list.edges.end(), n);
+    MemoryGraph g("scale");
+    const auto ids = generate::load(g, list, load_options());
+
+    // Far pair: the source is vertex 0, the target the last vertex its BFS reaches.
+    RawBfs state;
+    raw_bfs(csr, 0, state);
+    std::size_t far = 0;
+    double reached_edges = 0;
+    for (std::size_t v = 0; v < n; ++v) {
+      if (state.color[v] == boost::white_color) continue;
+      reached_edges += static_cast<double>(boost::out_degree(v, csr));
+      if (state.depth[v] > state.depth[far]) far = v;
+    }
+
+    std::vector<Row> rows;
+    if (s.runs("bfs")) {
+      const TraversalOptions unlimited{.max_depth = std::numeric_limits<int>::max(),
+                                       .max_vertices = std::numeric_limits<std::size_t>::max()};
+      Row r{"bfs", reached_edges};
+      r.ours = time_median(s.repeats, [&] { keep(g.bfs(ids[0], unlimited)); });
+      r.raw = time_median(s.repeats, [&] { raw_bfs(csr, 0, state); keep(state); });
+      rows.push_back(r);
+    }
+    if (s.runs("components")) {
+      Row r{"connected_components", static_cast<double>(m)};
+      r.ours = time_median(s.repeats, [&] { keep(g.connected_components()); });
+      std::vector<std::size_t> rank(n);
+      std::vector<std::size_t> parent(n);
+      r.raw = time_median(s.repeats, [&] {
+        const boost::typed_identity_property_map<std::size_t> index;
+        auto rank_map = boost::make_iterator_property_map(rank.begin(), index);
+        auto parent_map = boost::make_iterator_property_map(parent.begin(), index);
+        boost::disjoint_sets<decltype(rank_map), decltype(parent_map)> sets(rank_map, parent_map);
+        boost::initialize_incremental_components(csr, sets);
+        boost::incremental_components(csr, sets);
+        // Component of every vertex (what connected_components reports), fully compressed.
+        for (std::size_t v = 0; v < n; ++v) parent[v] = sets.find_set(v);
+        keep(parent);
+      });
+      rows.push_back(r);
+    }
+    if (s.runs("page_rank")) {
+      const PageRankOptions pr{.iterations = 20, .tolerance = 0.0};
+      Row r{"page_rank (20 iter)", 20.0 * static_cast<double>(m)};
+      r.ours = time_median(s.repeats, [&] { keep(g.page_rank(pr)); });
+      std::vector<double> rank(n);
+      r.raw = time_median(s.repeats, [&] {
+        boost::graph::page_rank(csr, boost::make_iterator_property_map(rank.begin(), boost::get(boost::vertex_index, csr)),
+                                boost::graph::n_iterations(20), 0.85, n);
+        keep(rank);
+      });
+      rows.push_back(r);
+    }
+    if (s.runs("shortest_path")) {
+      const PathOptions unbounded{.direction = Direction::out, .max_depth = std::numeric_limits<int>::max()};
+      Row r{fmt::format("shortest_path ({} hops)", state.depth[far]), reached_edges};
+      r.ours = time_median(s.repeats, [&] { keep(g.shortest_path(ids[0], ids[far], unbounded)); });
+      r.raw = time_median(s.repeats, [&] { raw_bfs(csr, 0, state, far); keep(state); });
+      rows.push_back(r);
+    }
+    for (const auto& r : rows) {
+      print_row(n, m, r);
+      if (n == s.sizes.back() && r.algorithm.find("shortest") == std::string::npos) {
+        targets.push_back({fmt::format("{} at {} vertices: ours / raw CSR", r.algorithm, n), 100.0 * r.raw / r.ours, 50.0, true});
+      }
+    }
+
+    if (!s.runs("lookups")) continue;
+    // Point lookups over random vertices.
+    std::mt19937_64 random(s.seed);
+    std::vector<std::uint32_t> picks(s.lookups);
+    for (auto& p : picks) p = static_cast<std::uint32_t>(random() % n);
+    // The ids a service would receive in requests, one after another.
+    std::vector<ElementId> requests;
+    requests.reserve(picks.size());
+    for (auto p : picks) requests.push_back(ids[p]);
+    std::size_t found = 0;
+    const double by_id = ns_per_op(requests.size(), [&] {
+      for (const auto& id : requests) found += g.find_vertex_by_id("Person", id).has_value();
+    }, s.repeats);
+    std::vector<Properties> filters;
+    filters.reserve(picks.size());
+    for (auto p : picks) filters.push_back(Properties{{"name", fmt::format("p{}", p)}});
+    g.create_index("Person", "name");
+    const double indexed = ns_per_op(picks.size(), [&] {
+      for (const auto& f : filters) found += g.find_vertices_by_label("Person", f).size();
+    }, s.repeats);
+    keep(found);
+    lookup_lines.push_back(fmt::format("{:>9}  find_vertex_by_id {:>7.0f} ns/op   indexed find_vertices_by_label {:>7.0f} ns/op", n, by_id, indexed));
+    if (n == s.sizes.back()) {
+      targets.push_back({fmt::format("find_vertex_by_id at {} vertices (ns)", n), by_id, 200.0, false});
+    }
+  }
+  fmt::print("\npoint lookups (random vertices, {} per run):\n", s.lookups);
+  for (const auto& line : lookup_lines) fmt::print("{}\n", line);
+
+  fmt::print("\ntargets:\n");
+  for (const auto& t : targets) {
+    const bool met = t.at_least ? t.value >= t.bound : t.value < t.bound;
+    fmt::print("  {:<58} {:>8.1f}  ({} {})  {}\n", t.what, t.value, t.at_least ? ">=" : "<", t.bound,
+               met ? "met" : "MISSED");
+  }
+  return 0;
+}
