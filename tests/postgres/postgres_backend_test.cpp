@@ -556,14 +556,9 @@ TEST(PostgresPool, AnEmptyPoolTimesOutWithAClearError) {
 
 constexpr double kSleep = 0.3;
 
-TEST(PostgresFibers, TwoFibersOnOneThreadOverlapSlowQueries) {
-  PROPGRAPH_REQUIRE_SERVER();
-  using namespace postgres_detail;
-  ConnectionPool pool(PoolSettings{*pgtest::server_dsn(), 2, 5000ms, 10000ms}, Reactor::shared());
-  {  // open both connections first: the measurement is about the queries
-    auto c1 = pool.acquire();
-    auto c2 = pool.acquire();
-  }
+/// Two slow queries on fibers of the calling thread, with a ticker fiber: checks that they
+/// overlap and that the thread kept running fibers meanwhile.
+void expect_two_slow_queries_overlap(postgres_detail::ConnectionPool& pool) {
   const std::string sleep_sql = fmt::format("SELECT pg_sleep({})", kSleep);
   const auto start = Clock::now();
   bool done = false;
@@ -588,6 +583,17 @@ TEST(PostgresFibers, TwoFibersOnOneThreadOverlapSlowQueries) {
   EXPECT_GE(elapsed, kSleep);
   EXPECT_LT(elapsed, 1.6 * kSleep) << "the two sleeps ran one after the other";
   EXPECT_GE(ticks, 10) << "the thread was blocked while its fibers waited";
+}
+
+TEST(PostgresFibers, TwoFibersOnOneThreadOverlapSlowQueries) {
+  PROPGRAPH_REQUIRE_SERVER();
+  using namespace postgres_detail;
+  ConnectionPool pool(PoolSettings{*pgtest::server_dsn(), 2, 5000ms, 10000ms}, Reactor::shared());
+  {  // open both connections first: the measurement is about the queries
+    auto c1 = pool.acquire();
+    auto c2 = pool.acquire();
+  }
+  expect_two_slow_queries_overlap(pool);
 }
 
 TEST(PostgresFibers, TwoFibersOnOneThreadOverlapSlowGraphCalls) {
@@ -633,35 +639,6 @@ TEST(PostgresFibers, ManyFibersOnOneThreadShareASmallPool) {
 }
 
 // == fibers whose own thread waits for the sockets (use_io_scheduler, FiberPool) ===============
-
-/// The two slow queries of TwoFibersOnOneThreadOverlapSlowQueries, on fibers of the calling
-/// thread, with a ticker fiber; checks the overlap and that the thread kept running fibers.
-void expect_two_slow_queries_overlap(postgres_detail::ConnectionPool& pool) {
-  const std::string sleep_sql = fmt::format("SELECT pg_sleep({})", kSleep);
-  const auto start = Clock::now();
-  bool done = false;
-  int ticks = 0;
-  auto slow_query = [&] {
-    auto c = pool.acquire();
-    c->exec(sleep_sql);
-  };
-  boost::fibers::fiber a(slow_query);
-  boost::fibers::fiber b(slow_query);
-  boost::fibers::fiber ticker([&] {
-    while (!done) {
-      ++ticks;
-      boost::this_fiber::sleep_for(10ms);
-    }
-  });
-  a.join();
-  b.join();
-  done = true;
-  ticker.join();
-  const double elapsed = seconds_since(start);
-  EXPECT_GE(elapsed, kSleep);
-  EXPECT_LT(elapsed, 1.6 * kSleep) << "the two sleeps ran one after the other";
-  EXPECT_GE(ticks, 10) << "the thread was blocked while its fibers waited";
-}
 
 TEST(PostgresIoScheduler, TheFibersOwnThreadWaitsAndSlowQueriesStillOverlap) {
   PROPGRAPH_REQUIRE_SERVER();
