@@ -143,7 +143,11 @@ void Properties::set_rep(const Rep* r) noexcept {
 
 void Properties::reset() noexcept {
   if (tag_ == kShared) release(rep());
-  delete decoded_.exchange(nullptr, std::memory_order_acq_rel);
+  // Callers have this object to themselves (destruction, assignment): no atomic exchange needed.
+  if (const auto* decoded = decoded_.load(std::memory_order_relaxed)) {
+    delete decoded;
+    decoded_.store(nullptr, std::memory_order_relaxed);
+  }
   tag_ = 0;
 }
 

@@ -771,9 +771,11 @@ std::vector<PageRankScore> MemoryGraph::Impl::page_rank(const Adjacency& adj, co
   // Compact out-adjacency in dense numbering (CSR), built once per call.
   offsets.assign(n + 1, 0);
   for (std::uint32_t i = 0; i < n; ++i) {
+    if (i + kPayloadAhead < n) adj.prefetch(members[i + kPayloadAhead]);
     store.for_each_adjacent(adj, members[i], f, [&](const AdjEntry& a) { targets.push_back(dense[a.other]); });
     offsets[i + 1] = static_cast<std::uint32_t>(targets.size());
   }
+  note_work(adj, snapshot_cost());  // one pass over every list
   const double d = options.damping;
   const double inv_n = 1.0 / static_cast<double>(n);
   rank.assign(n, inv_n);
@@ -826,9 +828,11 @@ std::vector<Component> MemoryGraph::Impl::components(const Adjacency& adj, const
     boost::disjoint_sets<decltype(rank_map), decltype(parent_map)> sets(rank_map, parent_map);
     for (Slot v = 0; v < n; ++v) sets.make_set(v);
     for (Slot v = 0; v < n; ++v) {
+      if (v + kPayloadAhead < n && store.vertices[v + kPayloadAhead].alive) adj.prefetch(v + kPayloadAhead);
       if (!participates(v)) continue;
       store.for_each_adjacent(adj, v, f, [&](const AdjEntry& a) { sets.union_set(v, a.other); });
     }
+    note_work(adj, snapshot_cost());  // one pass over every list
     for (Slot v = 0; v < n; ++v) component_of[v] = sets.find_set(v);
   } else {
     detail::StoreView view{&store, f};
@@ -1163,8 +1167,8 @@ std::vector<Path> MemoryGraph::all_paths(const ElementId& from, const ElementId&
 
 std::vector<PageRankScore> MemoryGraph::page_rank(const PageRankOptions& options) {
   std::shared_lock lock(impl_->mutex);
-  // Each iteration scans every list once: the snapshot pays for itself in the first.
-  return impl_->with_adjacency(impl_->snapshot_cost(), [&](const auto& adj) { return impl_->page_rank(adj, options); });
+  // One pass over the lists builds page_rank's own dense arrays; it counts towards the snapshot.
+  return impl_->with_adjacency(0, [&](const auto& adj) { return impl_->page_rank(adj, options); });
 }
 
 std::optional<Degree> MemoryGraph::degree_centrality(const ElementId& id, const DegreeOptions& options) {
@@ -1185,7 +1189,7 @@ std::optional<Degree> MemoryGraph::degree_centrality(const ElementId& id, const 
 
 std::vector<Component> MemoryGraph::connected_components(const ComponentOptions& options) {
   std::shared_lock lock(impl_->mutex);
-  return impl_->with_adjacency(impl_->snapshot_cost(), [&](const auto& adj) { return impl_->components(adj, options); });
+  return impl_->with_adjacency(0, [&](const auto& adj) { return impl_->components(adj, options); });
 }
 
 std::vector<Visit> MemoryGraph::bfs(const ElementId& start, const TraversalOptions& options) {
