@@ -240,9 +240,15 @@ double thread_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-/// Median CPU seconds of `repeats` runs of fn, after one untimed warm-up run.
+/// Untimed runs before the timed ones. MemoryGraph builds its adjacency snapshot once the work
+/// done on the live lists since the last write reaches one pass over them (two or three
+/// traversals); the timed runs then show the steady state of a read-mostly service. The cost of
+/// the first calls after a write is printed separately (the snapshot table).
+constexpr int kWarmups = 3;
+
+/// Median CPU seconds of `repeats` runs of fn, after kWarmups untimed runs.
 double time_median(int repeats, const std::function<void()>& fn) {
-  fn();
+  for (int i = 0; i < kWarmups; ++i) fn();
   std::vector<double> seconds;
   for (int r = 0; r < repeats; ++r) {
     const double t0 = thread_seconds();
@@ -390,18 +396,23 @@ int main(int argc, char** argv) {
       rows.push_back(r);
     }
     if (s.runs("components")) {
-      // The adjacency snapshot whole-graph calls run on is rebuilt after a write: the first
-      // call after one pays for it.
+      // After a write the adjacency snapshot is stale: the first whole-graph call runs on the
+      // live lists, the second builds a new snapshot and runs on it, later calls reuse it.
       std::vector<double> first;
+      std::vector<double> second;
       for (int r = 0; r < s.repeats; ++r) {
         g.delete_vertex("Person", g.create_vertex("Person").id);  // changes the adjacency
-        const double t0 = thread_seconds();
+        double t0 = thread_seconds();
         keep(g.connected_components());
         first.push_back(thread_seconds() - t0);
+        t0 = thread_seconds();
+        keep(g.connected_components());
+        second.push_back(thread_seconds() - t0);
       }
       const auto later = std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.algorithm == "connected_components"; });
-      snapshot_lines.push_back(fmt::format("{:>9}  first connected_components after a write {:>8.1f} ms, later calls {:>8.1f} ms",
-                                           n, median(first) * 1e3, later->ours * 1e3));
+      snapshot_lines.push_back(fmt::format(
+          "{:>9}  connected_components after a write: 1st (live lists) {:>7.1f} ms, 2nd (builds the snapshot) {:>7.1f} ms, later {:>7.1f} ms",
+          n, median(first) * 1e3, median(second) * 1e3, later->ours * 1e3));
     }
     for (const auto& r : rows) {
       print_row(n, m, r);
@@ -437,7 +448,7 @@ int main(int argc, char** argv) {
     }
   }
   if (!snapshot_lines.empty()) {
-    fmt::print("\nadjacency snapshot (built by the first whole-graph call after a write):\n");
+    fmt::print("\nadjacency snapshot:\n");
     for (const auto& line : snapshot_lines) fmt::print("{}\n", line);
   }
   fmt::print("\npoint lookups (random vertices, {} per run):\n", s.lookups);
@@ -449,5 +460,6 @@ int main(int argc, char** argv) {
     fmt::print("  {:<58} {:>8.1f}  ({} {})  {}\n", t.what, t.value, t.at_least ? ">=" : "<", t.bound,
                met ? "met" : "MISSED");
   }
+  fmt::print("\npeak resident memory of this run: {:.2f} GiB\n", static_cast<double>(status_bytes("VmHWM")) / (1 << 30));
   return 0;
 }

@@ -41,8 +41,9 @@ struct Marks {
   detail::LargeVector<std::uint32_t> stamp;
   detail::LargeVector<Slot> parent;       // parent vertex
   detail::LargeVector<Slot> parent_edge;  // edge used to reach the vertex
-  detail::LargeVector<int> depth;
-  std::vector<Slot> queue;  // traversal order, reused across calls
+  std::vector<Slot> queue;         // traversal order, reused across calls
+  std::vector<Slot> queue_parent;  // breadth_first: parent of queue[i], read in order
+  std::vector<int> queue_depth;    // breadth_first: depth of queue[i]
   std::uint32_t epoch = 0;
 
   void reset(std::size_t n) {
@@ -50,7 +51,6 @@ struct Marks {
       stamp.resize(n, 0);
       parent.resize(n);
       parent_edge.resize(n);
-      depth.resize(n);
     }
     if (++epoch == 0) {
       std::fill(stamp.begin(), stamp.end(), 0);
@@ -193,12 +193,8 @@ struct MemoryGraph::Impl {
   static constexpr std::size_t kPayloadAhead = 6;
 
   void prefetch_record(Slot v) const noexcept { __builtin_prefetch(&store.vertices[v]); }
-  /// The record must have been fetched already (prefetch_record a few steps before).
-  void prefetch_payload(Slot v) const noexcept {
-    const auto& rec = store.vertices[v];
-    rec.properties.prefetch();
-    __builtin_prefetch(rec.out.data());
-  }
+  /// Heap-held property bytes; the record must have been fetched a few steps before.
+  void prefetch_payload(Slot v) const noexcept { store.vertices[v].properties.prefetch(); }
   void prefetch_ahead(const Slot* slots, std::size_t i, std::size_t n) const noexcept {
     if (i + kRecordAhead < n) prefetch_record(slots[i + kRecordAhead]);
     if (i + kPayloadAhead < n) prefetch_payload(slots[i + kPayloadAhead]);
@@ -382,8 +378,9 @@ struct MemoryGraph::Impl {
     return EdgeFilter{d, store.labels.filter(edge_label), store.labels.filter(vertex_label)};
   }
 
-  /// Breadth-first search from start up to max_depth hops. scratch() marks hold parent,
-  /// parent_edge and depth; scratch().queue holds the vertices in visit (level) order. Calls
+  /// Breadth-first search from start up to max_depth hops. scratch() marks hold parent and
+  /// parent_edge; scratch().queue holds the vertices in visit (level) order, queue_parent and
+  /// queue_depth their parents and depths. Calls
   /// on_visit(slot, depth) per visit and stops when it returns false. Returns the number of
   /// vertices visited, a prefix of the queue.
   template <typename Adjacency, typename OnVisit>
@@ -392,25 +389,28 @@ struct MemoryGraph::Impl {
     Marks& m = scratch();
     m.reset(store.vertices.size());
     m.mark(start);
-    m.depth[start] = 0;
     m.parent[start] = kNoSlot;
     auto& queue = m.queue;
-    queue.clear();
-    queue.push_back(start);
+    // Parent and depth also go along the queue: reading them back in queue order is sequential.
+    queue.assign(1, start);
+    m.queue_parent.assign(1, kNoSlot);
+    m.queue_depth.assign(1, 0);
     std::uint64_t scanned = 0;
     std::size_t head = 0;
     for (; head < queue.size(); ++head) {
       prefetch_lists(adj, queue.data(), head, queue.size());
-      Slot v = queue[head];
-      if (!on_visit(v, m.depth[v])) break;
-      if (m.depth[v] >= max_depth) continue;
+      const Slot v = queue[head];
+      const int depth = m.queue_depth[head];
+      if (!on_visit(v, depth)) break;
+      if (depth >= max_depth) continue;
       store.for_each_adjacent(adj, v, f, [&](const AdjEntry& a) {
         ++scanned;
         if (!m.mark(a.other)) return;
-        m.depth[a.other] = m.depth[v] + 1;
         m.parent[a.other] = v;
         m.parent_edge[a.other] = a.edge;
         queue.push_back(a.other);
+        m.queue_parent.push_back(v);
+        m.queue_depth.push_back(depth + 1);
       });
     }
     note_work(adj, scanned);
@@ -517,10 +517,9 @@ struct MemoryGraph::Impl {
   template <typename Adjacency>
   void prefetch_lists(const Adjacency& adj, const Slot* slots, std::size_t i, std::size_t n) const noexcept {
     if constexpr (std::is_same_v<Adjacency, detail::LiveAdjacency>) {
-      prefetch_ahead(slots, i, n);
-    } else {
-      if (i + kPayloadAhead < n) adj.prefetch(slots[i + kPayloadAhead]);
+      if (i + kRecordAhead < n) prefetch_record(slots[i + kRecordAhead]);
     }
+    if (i + kPayloadAhead < n) adj.prefetch(slots[i + kPayloadAhead]);
   }
 };
 
@@ -1205,10 +1204,10 @@ std::vector<Visit> MemoryGraph::bfs(const ElementId& start, const TraversalOptio
   const Marks& m = scratch();
   std::vector<Visit> result;
   result.reserve(visited);
+  detail::advise_huge_pages(result.data(), visited * sizeof(Visit));
   for (std::size_t i = 0; i < visited; ++i) {
     impl_->prefetch_ahead(m.queue.data(), i, visited);
-    const Slot u = m.queue[i];
-    impl_->emplace_visit(result, u, m.depth[u], i == 0 ? kNoSlot : m.parent[u]);
+    impl_->emplace_visit(result, m.queue[i], m.queue_depth[i], m.queue_parent[i]);
   }
   return result;
 }
