@@ -471,13 +471,12 @@ struct MemoryGraph::Impl {
   [[nodiscard]] std::uint64_t snapshot_cost() const noexcept {
     return 2 * static_cast<std::uint64_t>(store.live_edges) + store.vertices.size();
   }
-  /// The snapshot if it exists or `work` (entries this call will scan, 0 if unknown) plus the
-  /// work done live since the last change pays for building it; nullptr otherwise.
-  std::shared_ptr<const detail::CsrAdjacency> snapshot_for(std::uint64_t work) const {
+  /// The snapshot if it exists or the work done live since the last change pays for building
+  /// it; nullptr otherwise.
+  std::shared_ptr<const detail::CsrAdjacency> current_snapshot() const {
     const std::uint64_t cost = snapshot_cost();
     if (cost < kSmallGraph) return nullptr;
-    if (!snapshot_ready.load(std::memory_order_acquire) &&
-        live_work.load(std::memory_order_relaxed) + work < cost) {
+    if (!snapshot_ready.load(std::memory_order_acquire) && live_work.load(std::memory_order_relaxed) < cost) {
       return nullptr;
     }
     std::lock_guard guard(snapshot_mutex);
@@ -487,10 +486,11 @@ struct MemoryGraph::Impl {
     }
     return snapshot;
   }
-  /// Runs fn(adjacency) on the snapshot when snapshot_for(work) gives one, else on the live lists.
+  /// Runs fn(adjacency) on the snapshot when current_snapshot() gives one, else on the live
+  /// lists (and the call adds what it scanned there with note_work).
   template <typename Fn>
-  decltype(auto) with_adjacency(std::uint64_t work, Fn&& fn) const {
-    if (auto csr = snapshot_for(work)) return fn(*csr);
+  decltype(auto) with_adjacency(Fn&& fn) const {
+    if (auto csr = current_snapshot()) return fn(*csr);
     return fn(detail::LiveAdjacency{&store});
   }
   template <typename Adjacency>
@@ -1123,7 +1123,7 @@ std::vector<Vertex> MemoryGraph::neighbors(const ElementId& start, const Neighbo
   std::shared_lock lock(impl_->mutex);
   Slot v = impl_->vertex_slot(start);
   if (v == kNoSlot) return {};
-  impl_->with_adjacency(0, [&](const auto& adj) {
+  impl_->with_adjacency([&](const auto& adj) {
     return impl_->breadth_first(adj, v, impl_->filter(options.direction, options.edge_label), options.max_depth,
                                 [](Slot, int) { return true; });
   });
@@ -1144,7 +1144,7 @@ std::optional<Path> MemoryGraph::shortest_path(const ElementId& from, const Elem
   const EdgeFilter filter = impl_->filter(options.direction, options.edge_label);
   if (options.weight_property) return impl_->dijkstra(f, t, filter, *options.weight_property);
   bool reached = false;
-  impl_->with_adjacency(0, [&](const auto& adj) {
+  impl_->with_adjacency([&](const auto& adj) {
     return impl_->breadth_first(adj, f, filter, options.max_depth, [&](Slot u, int) { return !(reached = u == t); });
   });
   if (!reached) return std::nullopt;
@@ -1158,7 +1158,7 @@ std::vector<Path> MemoryGraph::all_paths(const ElementId& from, const ElementId&
   Slot f = impl_->vertex_slot(from);
   Slot t = impl_->vertex_slot(to);
   if (f == kNoSlot || t == kNoSlot) return {};
-  return impl_->with_adjacency(0, [&](const auto& adj) {
+  return impl_->with_adjacency([&](const auto& adj) {
     return impl_->all_paths(adj, f, t, impl_->filter(options.direction, options.edge_label), options.max_depth,
                             options.max_paths);
   });
@@ -1167,7 +1167,7 @@ std::vector<Path> MemoryGraph::all_paths(const ElementId& from, const ElementId&
 std::vector<PageRankScore> MemoryGraph::page_rank(const PageRankOptions& options) {
   std::shared_lock lock(impl_->mutex);
   // One pass over the lists builds page_rank's own dense arrays; it counts towards the snapshot.
-  return impl_->with_adjacency(0, [&](const auto& adj) { return impl_->page_rank(adj, options); });
+  return impl_->with_adjacency([&](const auto& adj) { return impl_->page_rank(adj, options); });
 }
 
 std::optional<Degree> MemoryGraph::degree_centrality(const ElementId& id, const DegreeOptions& options) {
@@ -1188,7 +1188,7 @@ std::optional<Degree> MemoryGraph::degree_centrality(const ElementId& id, const 
 
 std::vector<Component> MemoryGraph::connected_components(const ComponentOptions& options) {
   std::shared_lock lock(impl_->mutex);
-  return impl_->with_adjacency(0, [&](const auto& adj) { return impl_->components(adj, options); });
+  return impl_->with_adjacency([&](const auto& adj) { return impl_->components(adj, options); });
 }
 
 std::vector<Visit> MemoryGraph::bfs(const ElementId& start, const TraversalOptions& options) {
@@ -1197,7 +1197,7 @@ std::vector<Visit> MemoryGraph::bfs(const ElementId& start, const TraversalOptio
   Slot v = impl_->vertex_slot(start);
   if (v == kNoSlot || options.max_vertices == 0) return {};
   // Hand-written like depth_first(): Boost's BFS visitors cannot prune by depth or count.
-  const std::size_t visited = impl_->with_adjacency(0, [&](const auto& adj) {
+  const std::size_t visited = impl_->with_adjacency([&](const auto& adj) {
     return impl_->breadth_first(adj, v, impl_->filter(options.direction, options.edge_label), options.max_depth,
                                 [&, count = std::size_t{0}](Slot, int) mutable { return ++count < options.max_vertices; });
   });
@@ -1217,7 +1217,7 @@ std::vector<Visit> MemoryGraph::dfs(const ElementId& start, const TraversalOptio
   std::shared_lock lock(impl_->mutex);
   Slot v = impl_->vertex_slot(start);
   if (v == kNoSlot) return {};
-  return impl_->with_adjacency(0, [&](const auto& adj) {
+  return impl_->with_adjacency([&](const auto& adj) {
     return impl_->depth_first(adj, v, impl_->filter(options.direction, options.edge_label), options.max_depth,
                               options.max_vertices);
   });
@@ -1225,7 +1225,7 @@ std::vector<Visit> MemoryGraph::dfs(const ElementId& start, const TraversalOptio
 
 std::vector<Cycle> MemoryGraph::detect_cycles(const CycleOptions& options) {
   std::shared_lock lock(impl_->mutex);
-  return impl_->with_adjacency(0, [&](const auto& adj) { return impl_->cycles(adj, options); });
+  return impl_->with_adjacency([&](const auto& adj) { return impl_->cycles(adj, options); });
 }
 
 }  // namespace propgraph
