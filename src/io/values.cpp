@@ -205,38 +205,6 @@ void append_json_double(std::string& out, double value) {
   if (text.find_first_of(".e") == std::string_view::npos) out += ".0";
 }
 
-void append_json_string(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  std::size_t run = 0;  // start of the pending run of bytes copied as they are
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    auto c = static_cast<unsigned char>(text[i]);
-    const bool special = c < 0x20 || c == '"' || c == '\\' ||
-                         (c == 0xEF && i + 2 < text.size() && text[i + 1] == '\xBF' &&
-                          (text[i + 2] == '\xBE' || text[i + 2] == '\xBF'));
-    if (!special) continue;
-    out.append(text.data() + run, i - run);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case 0xEF:  // U+FFFE or U+FFFF
-        out += text[i + 2] == '\xBE' ? "\\ufffe" : "\\uffff";
-        i += 2;
-        break;
-      default:
-        out += "\\u00";
-        out += kHex[c >> 4];
-        out += kHex[c & 0xF];
-    }
-    run = i + 1;
-  }
-  out.append(text.data() + run, text.size() - run);
-  out += '"';
-}
-
 void append_json(std::string& out, const Value& value) {
   switch (value.type()) {
     case ValueType::null: out += "null"; return;

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "json_text.hpp"
 #include "propgraph/model.hpp"
 
 namespace propgraph::io::detail {
@@ -71,9 +72,8 @@ void append_double(std::string& out, double value);
 /// A JSON number that reads back as a double (always a fraction or exponent). Throws
 /// InvalidArgument for NaN and infinities, which JSON cannot hold.
 void append_json_double(std::string& out, double value);
-/// A JSON string literal. Escapes quotes, backslashes, controls and U+FFFE/U+FFFF, so the
-/// result is also safe inside XML 1.0.
-void append_json_string(std::string& out, std::string_view text);
+/// A JSON string literal (the project's one escaper).
+using propgraph::detail::append_json_string;
 /// A JSON value; throws InvalidArgument for non-finite doubles.
 void append_json(std::string& out, const Value& value);
 

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "json_text.hpp"
 #include "propgraph/errors.hpp"
 
 namespace propgraph::postgres_detail {
@@ -15,29 +16,10 @@ namespace propgraph::postgres_detail {
 // -- encoding ---------------------------------------------------------------------------------
 
 void append_json_string(std::string& out, std::string_view s) {
-  static constexpr char hex[] = "0123456789abcdef";
-  out.push_back('"');
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\0': throw InvalidArgument("PostgresGraph cannot store a NUL character in a string or key");
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += "\\u00";
-          out.push_back(hex[(c >> 4) & 0xf]);
-          out.push_back(hex[c & 0xf]);
-        } else {
-          out.push_back(c);
-        }
-    }
+  if (s.find('\0') != std::string_view::npos) {
+    throw InvalidArgument("PostgresGraph cannot store a NUL character in a string or key");
   }
-  out.push_back('"');
+  detail::append_json_string(out, s);
 }
 
 namespace {

@@ -18,7 +18,8 @@ namespace propgraph::postgres_detail {
 
 /// Appends the JSON encoding of `value` (null encodes as JSON null).
 void append_json(std::string& out, const Value& value);
-/// Appends `s` as a JSON string literal.
+/// Appends `s` as a JSON string literal (detail::append_json_string); throws InvalidArgument for a
+/// NUL character, which PostgreSQL text cannot store.
 void append_json_string(std::string& out, std::string_view s);
 
 /// The jsonb text of a property map; null values are left out. Throws InvalidArgument for a
