@@ -234,12 +234,6 @@ Value PackedProperties::get(std::string_view key) const {
   return r.seek(key) ? r.value() : Value();
 }
 
-bool PackedProperties::contains(std::string_view key) const noexcept {
-  if (empty()) return false;
-  Reader r{data()};
-  return r.seek(key);
-}
-
 bool PackedProperties::matches(const Properties& filter) const noexcept {
   if (filter.empty()) return true;
   Reader r{data()};

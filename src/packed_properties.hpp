@@ -49,16 +49,12 @@ class PackedProperties {
   void prefetch() const noexcept {
     if (tag_ == kHeap) __builtin_prefetch(heap());
   }
-  /// Bytes held outside the record (0 when inline or empty).
-  [[nodiscard]] std::size_t heap_bytes() const noexcept { return tag_ == kHeap ? sizeof(std::uint32_t) + size() : 0; }
 
   /// The map, sharing a copy of the packed bytes (one allocation); entries are decoded when
   /// first read. O(bytes).
   [[nodiscard]] Properties unpack() const;
   /// The value under key decoded, or a null Value when absent.
   [[nodiscard]] Value get(std::string_view key) const;
-  /// True when the key is present (stored values are never null).
-  [[nodiscard]] bool contains(std::string_view key) const noexcept;
   /// Properties::matches on the packed form, without decoding: typed equality, a null filter
   /// value matches an absent key.
   [[nodiscard]] bool matches(const Properties& filter) const noexcept;

@@ -507,11 +507,6 @@ struct MemoryGraph::Impl {
     }
     live_work.store(0, std::memory_order_relaxed);
   }
-  /// Bytes held by the snapshot (0 when there is none).
-  [[nodiscard]] std::size_t snapshot_bytes() const {
-    std::lock_guard guard(snapshot_mutex);
-    return snapshot ? snapshot->bytes() : 0;
-  }
 
   /// Prefetching for a traversal queue: live lists need the record, then its list pointer.
   template <typename Adjacency>

@@ -218,10 +218,6 @@ class CsrAdjacency {
     return {in_.data() + in_begin_[v], in_.data() + in_begin_[v + 1]};
   }
   void prefetch(Slot v) const noexcept { __builtin_prefetch(out_.data() + out_begin_[v]); }
-  [[nodiscard]] std::size_t bytes() const noexcept {
-    return (out_begin_.capacity() + in_begin_.capacity()) * sizeof(std::uint32_t) +
-           (out_.capacity() + in_.capacity()) * sizeof(AdjEntry);
-  }
 
  private:
   template <typename List>
