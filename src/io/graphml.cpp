@@ -292,8 +292,9 @@ class GraphmlReader {
 
 // -- export -----------------------------------------------------------------------------------
 
-/// Escapes for element text: &, <, > and CR (which parsers would otherwise turn into LF).
-void append_xml_text(std::string& out, std::string_view text) {
+/// Escapes &, <, > and CR (which parsers would otherwise turn into LF); inside a double-quoted
+/// attribute also the quote, and tab and LF, so that attribute normalisation keeps them.
+void append_xml_escaped(std::string& out, std::string_view text, bool attribute) {
   std::size_t run = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char* entity = nullptr;
@@ -302,8 +303,12 @@ void append_xml_text(std::string& out, std::string_view text) {
       case '<': entity = "&lt;"; break;
       case '>': entity = "&gt;"; break;
       case '\r': entity = "&#13;"; break;
-      default: continue;
+      case '"': entity = attribute ? "&quot;" : nullptr; break;
+      case '\n': entity = attribute ? "&#10;" : nullptr; break;
+      case '\t': entity = attribute ? "&#9;" : nullptr; break;
+      default: break;
     }
+    if (entity == nullptr) continue;
     out.append(text.data() + run, i - run);
     out += entity;
     run = i + 1;
@@ -311,28 +316,8 @@ void append_xml_text(std::string& out, std::string_view text) {
   out.append(text.data() + run, text.size() - run);
 }
 
-/// Escapes for attribute values in double quotes; whitespace controls become references so
-/// that attribute normalisation keeps them.
-void append_xml_attribute(std::string& out, std::string_view text) {
-  std::size_t run = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char* entity = nullptr;
-    switch (text[i]) {
-      case '&': entity = "&amp;"; break;
-      case '<': entity = "&lt;"; break;
-      case '>': entity = "&gt;"; break;
-      case '"': entity = "&quot;"; break;
-      case '\n': entity = "&#10;"; break;
-      case '\r': entity = "&#13;"; break;
-      case '\t': entity = "&#9;"; break;
-      default: continue;
-    }
-    out.append(text.data() + run, i - run);
-    out += entity;
-    run = i + 1;
-  }
-  out.append(text.data() + run, text.size() - run);
-}
+void append_xml_text(std::string& out, std::string_view text) { append_xml_escaped(out, text, false); }
+void append_xml_attribute(std::string& out, std::string_view text) { append_xml_escaped(out, text, true); }
 
 void require_xml_text(std::string_view text, const std::string& what) {
   if (detail::has_non_xml_chars(text)) {
