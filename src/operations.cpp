@@ -1,5 +1,6 @@
 #include "propgraph/operations.hpp"
 
+
 namespace propgraph {
 
 std::vector<ElementId> GraphOperations::create_vertices(std::span<const NewVertex> vertices) {

@@ -93,8 +93,15 @@ class Value {
   Value() noexcept = default;
   Value(std::nullptr_t) noexcept {}  // NOLINT(google-explicit-constructor)
   Value(bool b) noexcept : storage_(b) {}  // NOLINT
+  /// Characters are not values: `Value('A')` would otherwise silently become the bool true.
+  /// Pass a string ("A") or an integer instead. signed/unsigned char count as integers.
+  template <class C>
+    requires(std::same_as<C, char> || std::same_as<C, wchar_t> || std::same_as<C, char8_t> ||
+             std::same_as<C, char16_t> || std::same_as<C, char32_t>)
+  Value(C) = delete;
   template <std::integral I>
-    requires(!std::same_as<I, bool> && !std::same_as<I, char>)
+    requires(!std::same_as<I, bool> && !std::same_as<I, char> && !std::same_as<I, wchar_t> &&
+             !std::same_as<I, char8_t> && !std::same_as<I, char16_t> && !std::same_as<I, char32_t>)
   Value(I i) : storage_(checked_int(i)) {}  // NOLINT
   template <std::floating_point F>
   Value(F f) noexcept : storage_(static_cast<double>(f)) {}  // NOLINT
@@ -261,6 +268,13 @@ struct Path {
   /// Number of edges.
   [[nodiscard]] std::size_t length() const noexcept { return edges.size(); }
   friend bool operator==(const Path&, const Path&) = default;
+};
+
+/// upsert_vertex's result: the vertex as stored after the call, and whether it was created.
+struct Upserted {
+  Vertex vertex;
+  bool created = false;
+  friend bool operator==(const Upserted&, const Upserted&) = default;
 };
 
 /// One page_rank result.

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <type_traits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -26,6 +28,8 @@ namespace propgraph {
 /// - update_* and delete_* are lookups first: an unknown id or a label that does not match
 ///   (malformed labels included) returns nullopt / false.
 /// - Writes are atomic: a write that throws leaves the graph unchanged.
+/// - Deadlines: every call honours the DeadlineScope (deadline.hpp) of its thread or fiber; a
+///   call that cannot finish in time throws Timeout and has no effect.
 /// - Implementations are safe to call from many threads and fibers at once unless their own
 ///   documentation says otherwise.
 class GraphOperations {
@@ -48,16 +52,31 @@ class GraphOperations {
   virtual Vertex create_vertex(std::string_view label, const Properties& properties = {}) = 0;
   [[nodiscard]] virtual std::optional<Vertex> find_vertex_by_id(std::string_view label,
                                                                 const ElementId& id) = 0;
+  /// The vertex with this id, whatever its label; nullopt when there is none (edge ids and
+  /// malformed ids included).
+  [[nodiscard]] virtual std::optional<Vertex> find_vertex(const ElementId& id) = 0;
   /// Vertices with this label whose properties match `filter` (typed equality; see
-  /// Properties::matches), ascending id.
+  /// Properties::matches), ascending id, paged by `page`. With an index on a filtered key
+  /// (create_index) the cost is O(matches), else O(vertices with the label).
   [[nodiscard]] virtual std::vector<Vertex> find_vertices_by_label(std::string_view label,
-                                                                   const Properties& filter = {}) = 0;
+                                                                   const Properties& filter = {},
+                                                                   const Page& page = {}) = 0;
   /// Merges `properties` into the vertex (null removes a key); nullopt when not found.
   virtual std::optional<Vertex> update_vertex(std::string_view label, const ElementId& id,
                                               const Properties& properties) = 0;
   /// Deletes the vertex and every edge incident to it; false when not found.
   virtual bool delete_vertex(std::string_view label, const ElementId& id) = 0;
   [[nodiscard]] virtual std::int64_t count_vertices(std::string_view label) = 0;
+  /// All vertices of the graph.
+  [[nodiscard]] virtual std::int64_t count_vertices() = 0;
+  /// Finds the vertex of `label` whose properties match `match` (typed, as a filter) and
+  /// merges `properties` into it, or creates one with `match` merged with `properties` (nulls
+  /// dropped). Atomic: concurrent upserts of the same match create one vertex. Throws
+  /// InvalidArgument when several vertices match (naming how many) and on a bad label;
+  /// AlreadyExists when the result would break a unique index. An index on a key of `match`
+  /// makes the lookup O(matches).
+  virtual Upserted upsert_vertex(std::string_view label, const Properties& match,
+                                 const Properties& properties = {}) = 0;
 
   // -- edges -------------------------------------------------------------------------------
   /// Creates `from -[label]-> to`; throws NotFound when an endpoint does not exist.
@@ -65,12 +84,38 @@ class GraphOperations {
                            const Properties& properties = {}) = 0;
   [[nodiscard]] virtual std::optional<Edge> find_edge_by_id(std::string_view label,
                                                             const ElementId& id) = 0;
+  /// The edge with this id, whatever its label; nullopt when there is none.
+  [[nodiscard]] virtual std::optional<Edge> find_edge(const ElementId& id) = 0;
+  /// Edges with this label matching `filter`, ascending id, paged by `page`.
   [[nodiscard]] virtual std::vector<Edge> find_edges_by_label(std::string_view label,
-                                                              const Properties& filter = {}) = 0;
+                                                              const Properties& filter = {},
+                                                              const Page& page = {}) = 0;
+  /// The edges of `vertex` (out: from it, in: to it, both: either), optionally of one label,
+  /// ascending edge id, paged by `query.page`; a self-loop appears once. Empty when the vertex
+  /// does not exist. O(degree of the vertex) at most.
+  [[nodiscard]] virtual std::vector<Edge> incident_edges(const ElementId& vertex,
+                                                         const EdgeQuery& query = {}) = 0;
   virtual std::optional<Edge> update_edge(std::string_view label, const ElementId& id,
                                           const Properties& properties) = 0;
   virtual bool delete_edge(std::string_view label, const ElementId& id) = 0;
   [[nodiscard]] virtual std::int64_t count_edges(std::string_view label) = 0;
+  /// All edges of the graph.
+  [[nodiscard]] virtual std::int64_t count_edges() = 0;
+
+  // -- indexes -------------------------------------------------------------------------------
+  /// Creates an equality index on property `key` of the vertices and the edges labelled
+  /// `label`, existing and future ones. Indexes never change a result, only its cost (filters
+  /// and upsert matches on the key become O(matches)). With `unique`, no two vertices (and no
+  /// two edges) of the label may hold equal (typed) values for the key: a write that would
+  /// break it throws AlreadyExists naming label, key and value, and creating the index over
+  /// existing duplicates throws AlreadyExists and creates nothing. Returns false when an index
+  /// on (label, key) exists already (whatever its options). Throws InvalidArgument for a bad
+  /// label or an empty key.
+  virtual bool create_index(std::string_view label, std::string_view key, const IndexOptions& options = {}) = 0;
+  /// Removes the index on (label, key); false when there is none.
+  virtual bool drop_index(std::string_view label, std::string_view key) = 0;
+  /// Every index, sorted by label, then key.
+  [[nodiscard]] virtual std::vector<IndexInfo> indexes() = 0;
 
   // -- bulk writes (loaders) ----------------------------------------------------------------
   /// Creates every vertex, all or nothing; returns their ids in input order. Validation is that

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "propgraph/fmt.hpp"
+#include "propgraph/decorator.hpp"
 #include "propgraph/io.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 
@@ -127,63 +128,21 @@ inline std::string describe(const Shape& s) {
   return out;
 }
 
-/// Forwards to a MemoryGraph, but throws QueryError on the n-th create_edge (1-based).
-class FailingGraph final : public GraphOperations {
+/// Forwards to a MemoryGraph, but throws QueryError on the n-th create_edge (1-based); bulk edge
+/// creation goes through create_edge one edge at a time.
+class FailingGraph final : public GraphDecorator {
  public:
-  explicit FailingGraph(MemoryGraph& inner, int fail_on_edge) : inner_(inner), fail_on_edge_(fail_on_edge) {}
+  explicit FailingGraph(MemoryGraph& inner, int fail_on_edge) : GraphDecorator(inner), fail_on_edge_(fail_on_edge) {}
 
-  bool create_graph(std::string_view name) override { return inner_.create_graph(name); }
-  bool drop_graph(std::string_view name) override { return inner_.drop_graph(name); }
-  bool graph_exists(std::string_view name) override { return inner_.graph_exists(name); }
-  std::vector<std::string> vertex_labels() override { return inner_.vertex_labels(); }
-  std::vector<std::string> edge_labels() override { return inner_.edge_labels(); }
-  Vertex create_vertex(std::string_view label, const Properties& p) override { return inner_.create_vertex(label, p); }
-  std::optional<Vertex> find_vertex_by_id(std::string_view label, const ElementId& id) override {
-    return inner_.find_vertex_by_id(label, id);
-  }
-  std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& f) override {
-    return inner_.find_vertices_by_label(label, f);
-  }
-  std::optional<Vertex> update_vertex(std::string_view label, const ElementId& id, const Properties& p) override {
-    return inner_.update_vertex(label, id, p);
-  }
-  bool delete_vertex(std::string_view label, const ElementId& id) override { return inner_.delete_vertex(label, id); }
-  std::int64_t count_vertices(std::string_view label) override { return inner_.count_vertices(label); }
   Edge create_edge(const ElementId& from, const ElementId& to, std::string_view label, const Properties& p) override {
     if (++edges_ == fail_on_edge_) throw QueryError("injected failure");
-    return inner_.create_edge(from, to, label, p);
+    return GraphDecorator::create_edge(from, to, label, p);
   }
-  std::optional<Edge> find_edge_by_id(std::string_view label, const ElementId& id) override {
-    return inner_.find_edge_by_id(label, id);
+  std::vector<ElementId> create_edges(std::span<const NewEdge> edges) override {
+    return GraphOperations::create_edges(edges);  // the default: one create_edge per edge
   }
-  std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& f) override {
-    return inner_.find_edges_by_label(label, f);
-  }
-  std::optional<Edge> update_edge(std::string_view label, const ElementId& id, const Properties& p) override {
-    return inner_.update_edge(label, id, p);
-  }
-  bool delete_edge(std::string_view label, const ElementId& id) override { return inner_.delete_edge(label, id); }
-  std::int64_t count_edges(std::string_view label) override { return inner_.count_edges(label); }
-  std::vector<Vertex> neighbors(const ElementId& s, const NeighborOptions& o) override { return inner_.neighbors(s, o); }
-  std::optional<Path> shortest_path(const ElementId& a, const ElementId& b, const PathOptions& o) override {
-    return inner_.shortest_path(a, b, o);
-  }
-  std::vector<Path> all_paths(const ElementId& a, const ElementId& b, const PathOptions& o) override {
-    return inner_.all_paths(a, b, o);
-  }
-  std::vector<PageRankScore> page_rank(const PageRankOptions& o) override { return inner_.page_rank(o); }
-  std::optional<Degree> degree_centrality(const ElementId& id, const DegreeOptions& o) override {
-    return inner_.degree_centrality(id, o);
-  }
-  std::vector<Component> connected_components(const ComponentOptions& o) override {
-    return inner_.connected_components(o);
-  }
-  std::vector<Visit> bfs(const ElementId& s, const TraversalOptions& o) override { return inner_.bfs(s, o); }
-  std::vector<Visit> dfs(const ElementId& s, const TraversalOptions& o) override { return inner_.dfs(s, o); }
-  std::vector<Cycle> detect_cycles(const CycleOptions& o) override { return inner_.detect_cycles(o); }
 
  private:
-  MemoryGraph& inner_;
   int fail_on_edge_;
   int edges_ = 0;
 };

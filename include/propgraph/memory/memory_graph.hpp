@@ -18,8 +18,8 @@ namespace propgraph {
 /// - Thread safety: any number of concurrent readers, writers exclusive (a reader/writer lock).
 ///   Critical sections are short and never wait on anything else; a call from a fiber may block
 ///   that fiber's thread only while a writer holds the lock.
-/// - Complexity: id lookups O(1); label scans O(elements with that label); create O(1)
-///   amortised; delete_edge O(degree of its endpoints); delete_vertex O(sum of neighbour
+/// - Complexity: id lookups O(1); label scans O(elements with that label), a page of them
+///   O(log n + page size) without a filter; incident_edges O(degree); create O(1) amortised; delete_edge O(degree of its endpoints); delete_vertex O(sum of neighbour
 ///   degrees); traversals O(visited edges); page_rank O(iterations * E); components O(V + E).
 /// - Memory: properties are stored packed (about 20 bytes for two small entries, inside the
 ///   element's record) and decoded only when a returned element's properties are read. About
@@ -48,37 +48,41 @@ class MemoryGraph final : public GraphOperations {
 
   Vertex create_vertex(std::string_view label, const Properties& properties = {}) override;
   std::optional<Vertex> find_vertex_by_id(std::string_view label, const ElementId& id) override;
-  std::vector<Vertex> find_vertices_by_label(std::string_view label,
-                                             const Properties& filter = {}) override;
+  std::optional<Vertex> find_vertex(const ElementId& id) override;
+  std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& filter = {},
+                                             const Page& page = {}) override;
   std::optional<Vertex> update_vertex(std::string_view label, const ElementId& id,
                                       const Properties& properties) override;
   bool delete_vertex(std::string_view label, const ElementId& id) override;
   std::int64_t count_vertices(std::string_view label) override;
+  std::int64_t count_vertices() override;
+  Upserted upsert_vertex(std::string_view label, const Properties& match, const Properties& properties = {}) override;
 
   Edge create_edge(const ElementId& from, const ElementId& to, std::string_view label,
                    const Properties& properties = {}) override;
   std::optional<Edge> find_edge_by_id(std::string_view label, const ElementId& id) override;
-  std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& filter = {}) override;
+  std::optional<Edge> find_edge(const ElementId& id) override;
+  std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& filter = {},
+                                        const Page& page = {}) override;
+  std::vector<Edge> incident_edges(const ElementId& vertex, const EdgeQuery& query = {}) override;
   std::optional<Edge> update_edge(std::string_view label, const ElementId& id,
                                   const Properties& properties) override;
   bool delete_edge(std::string_view label, const ElementId& id) override;
   std::int64_t count_edges(std::string_view label) override;
+  std::int64_t count_edges() override;
 
-  /// Creates an equality index over property `key` of the vertices and the edges labelled
-  /// `label` (existing and future ones). find_vertices_by_label / find_edges_by_label with a
-  /// non-null filter value for an indexed key then cost O(elements holding that value) instead
-  /// of O(elements with the label); results and their order are the same either way. Writes
-  /// keep the index current: O(1) per create, O(bucket) per update or delete of an indexed
-  /// element. Returns false when the index exists. O(elements with the label).
-  /// drop_graph() of the bound graph removes its indexes. Throws InvalidArgument for an
-  /// invalid label or an empty key.
-  bool create_index(std::string_view label, std::string_view key);
-  /// Removes an index; false when there was none.
-  bool drop_index(std::string_view label, std::string_view key);
-  /// The (label, key) pairs indexed, sorted.
-  [[nodiscard]] std::vector<std::pair<std::string, std::string>> indexes() const;
+  /// Indexes cover the vertices and the edges of a label (MemoryGraph's labels are one
+  /// namespace). Building one is O(elements with the label); afterwards a create costs O(1) more
+  /// per index of its label, an update or delete O(bucket) for an index whose value it changes.
+  /// Filters, page lookups and upsert matches take the smallest bucket among the filter's indexed
+  /// keys (O(bucket)) and re-check the whole filter, so results equal an unindexed scan.
+  /// drop_graph() of the bound graph removes its indexes.
+  bool create_index(std::string_view label, std::string_view key, const IndexOptions& options = {}) override;
+  bool drop_index(std::string_view label, std::string_view key) override;
+  std::vector<IndexInfo> indexes() override;
 
-  /// One lock for the whole batch; validated completely before the first insert.
+  /// One lock for the whole batch; validated completely (labels, endpoints, unique indexes,
+  /// also among the batch's own elements) before the first insert.
   std::vector<ElementId> create_vertices(std::span<const NewVertex> vertices) override;
   std::vector<ElementId> create_edges(std::span<const NewEdge> edges) override;
 
