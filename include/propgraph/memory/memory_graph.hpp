@@ -15,9 +15,23 @@ namespace propgraph {
 ///
 /// - Ids look like "g3:v17" / "g3:e5": the graph instance tag, the kind and a slot number that is
 ///   never reused, so ids from another MemoryGraph or deleted elements are simply not found.
-/// - Thread safety: any number of concurrent readers, writers exclusive (a reader/writer lock).
-///   Critical sections are short and never wait on anything else; a call from a fiber may block
-///   that fiber's thread only while a writer holds the lock.
+/// - Thread safety: any number of concurrent readers and one writer at a time. A read holds a
+///   shared lock for its whole call. A write (a single call, or a transaction from its first
+///   write until it ends) is admitted by a writer gate, prepares its change without blocking
+///   anyone, then applies it under the exclusive lock: readers wait only for that apply (a few
+///   hundred nanoseconds per element changed), writers wait for the writer before them. Waiting
+///   for the gate is fiber-aware (only the fiber waits); waiting for the lock blocks the thread,
+///   briefly.
+/// - Transactions (begin()): serializable. Until its first write a transaction reads the
+///   committed graph; if another write commits in between, its next read (or its first write)
+///   throws TransactionConflict, so every read of a transaction sees one state of the graph.
+///   Its first write enters the writer gate: from then on no other write can commit until it
+///   ends, its writes are kept aside (other callers see none of them) and its reads see the
+///   graph with them; commit() applies them all at once. So an open writing transaction delays
+///   every other writer (not readers) until it commits or rolls back: keep them short, or use
+///   transact(). Read-only transactions never delay anyone. A write outside a transaction that
+///   the same thread makes while its own transaction holds the gate waits for itself: do not
+///   mix them (a DeadlineScope turns such a wait into Timeout).
 /// - Complexity: id lookups O(1); label scans O(elements with that label), a page of them
 ///   O(log n + page size) without a filter; incident_edges O(degree); create O(1) amortised; delete_edge O(degree of its endpoints); delete_vertex O(sum of neighbour
 ///   degrees); traversals O(visited edges); page_rank O(iterations * E); components O(V + E).
@@ -39,6 +53,9 @@ class MemoryGraph final : public GraphOperations {
   MemoryGraph& operator=(const MemoryGraph&) = delete;
 
   [[nodiscard]] const std::string& graph_name() const noexcept;
+
+  /// A transaction over this graph (see "Transactions" above). The graph must outlive it.
+  std::unique_ptr<Transaction> begin() override;
 
   bool create_graph(std::string_view name) override;
   bool drop_graph(std::string_view name) override;

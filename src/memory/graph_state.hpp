@@ -1,0 +1,63 @@
+// What MemoryGraph and its transactions share: the store, its locks and the commit step.
+#pragma once
+
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "memory/overlay.hpp"
+#include "memory/snapshot.hpp"
+#include "memory/store.hpp"
+#include "memory/view.hpp"
+#include "memory/writer_gate.hpp"
+#include "propgraph/errors.hpp"
+
+namespace propgraph::detail {
+
+/// Concurrency: readers hold `mutex` shared for a whole call. The one writer (through `gate`)
+/// prepares its change in an Overlay without any lock (nobody else changes the store) and takes
+/// `mutex` exclusively only to apply it, so readers wait only for that apply.
+struct GraphState {
+  std::string graph_name;
+  std::set<std::string, std::less<>> catalog;
+  std::string prefix;  // "g<tag>:"
+  mutable std::shared_mutex mutex;
+  WriterGate gate;
+  Store store;
+  SnapshotCache snapshots;
+
+  explicit GraphState(std::string name);
+
+  /// Gives a new id prefix: ids issued before stay unknown.
+  void renew_prefix();
+
+  /// The committed graph, for reads (caller holds `mutex` shared, or is the writer).
+  [[nodiscard]] CommittedView view() const noexcept { return {store, prefix, snapshots}; }
+
+  /// Enters the writer gate, honouring the caller's deadline (Timeout when it passes first).
+  void enter_gate(std::string_view operation);
+
+  /// Applies the overlay to the store under the exclusive lock (caller is the writer).
+  void commit(Overlay& overlay);
+  /// Discards the overlay, burning the slots it handed out (caller is the writer).
+  void discard(Overlay& overlay) noexcept;
+};
+
+/// Leaves the gate when it goes out of scope.
+class GateGuard {
+ public:
+  explicit GateGuard(WriterGate& gate) noexcept : gate_(&gate) {}
+  GateGuard(const GateGuard&) = delete;
+  GateGuard& operator=(const GateGuard&) = delete;
+  ~GateGuard() {
+    if (gate_ != nullptr) gate_->leave();
+  }
+
+ private:
+  WriterGate* gate_;
+};
+
+}  // namespace propgraph::detail
