@@ -20,6 +20,7 @@ PROPGRAPH_DEBIAN_PACKAGES=(
   "all libsimdjson-dev"   # propgraph::io (NDJSON)
   "all libpugixml-dev"    # propgraph::io (GraphML)
   "all libpq-dev"         # propgraph::postgres
+  "all libxxhash-dev"     # durable MemoryGraph: log and snapshot checksums (header only)
   "test postgresql"       # tests/postgres starts a throw-away server (initdb + pg_ctl)
   "bench gnuplot-nox"
 )

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "memory/durable/durability.hpp"
 #include "memory/overlay.hpp"
 #include "memory/snapshot.hpp"
 #include "memory/store.hpp"
@@ -28,8 +29,12 @@ struct GraphState {
   WriterGate gate;
   Store store;
   SnapshotCache snapshots;
+  /// Set for a durable graph (options.data_dir).
+  std::unique_ptr<durable::Durability> durability;
 
-  explicit GraphState(std::string name);
+  /// Opens the graph: in memory, or recovered from options.data_dir.
+  explicit GraphState(const MemoryOptions& options);
+  ~GraphState();
 
   /// Gives a new id prefix: ids issued before stay unknown.
   void renew_prefix();
@@ -40,10 +45,21 @@ struct GraphState {
   /// Enters the writer gate, honouring the caller's deadline (Timeout when it passes first).
   void enter_gate(std::string_view operation);
 
-  /// Applies the overlay to the store under the exclusive lock (caller is the writer).
-  void commit(Overlay& overlay);
-  /// Discards the overlay, burning the slots it handed out (caller is the writer).
+  /// Logs the overlay (durable graphs), then applies it to the store under the exclusive lock
+  /// (caller is the writer). Returns the lsn to pass to wait_durable() once the gate is left
+  /// (0 for nothing). StorageError when it cannot be logged: nothing changed.
+  std::uint64_t commit(Overlay& overlay);
+  /// Discards the overlay, burning the slots it handed out (caller is the writer). Durable
+  /// graphs log the burn as best they can.
   void discard(Overlay& overlay) noexcept;
+  /// Logs a schema or catalog record (durable graphs; caller is the writer): returns the lsn
+  /// for wait_durable(), or 0.
+  std::uint64_t log(durable::RecordType type, const std::string& payload);
+  /// Returns once `lsn` is as durable as the sync policy makes it (call after leaving the
+  /// gate, so that concurrent commits share a sync).
+  void wait_durable(std::uint64_t lsn) {
+    if (lsn != 0) durability->wait(lsn);
+  }
 };
 
 /// Leaves the gate when it goes out of scope.

@@ -29,13 +29,26 @@ namespace {
 std::atomic<std::uint64_t> next_graph_tag{1};
 }  // namespace
 
-GraphState::GraphState(std::string name) : graph_name(std::move(name)) {
+GraphState::GraphState(const MemoryOptions& options) : graph_name(options.graph_name) {
   validate_label(graph_name, "graph name");
+  if (options.data_dir) {
+    if (options.data_dir->empty()) throw InvalidArgument("MemoryOptions::data_dir is empty");
+    durability = std::make_unique<durable::Durability>(*this, options);
+    return;
+  }
   catalog.insert(graph_name);
   renew_prefix();
 }
 
-void GraphState::renew_prefix() { prefix = fmt::format("g{}:", next_graph_tag.fetch_add(1)); }
+GraphState::~GraphState() = default;
+
+void GraphState::renew_prefix() {
+  prefix = durability ? durable::Durability::new_prefix() : fmt::format("g{}:", next_graph_tag.fetch_add(1));
+}
+
+std::uint64_t GraphState::log(durable::RecordType type, const std::string& payload) {
+  return durability ? durability->log(type, payload) : 0;
+}
 
 void GraphState::enter_gate(std::string_view operation) {
   const auto deadline = current_deadline();
@@ -43,18 +56,34 @@ void GraphState::enter_gate(std::string_view operation) {
   if (!gate.enter(deadline)) throw_timeout(operation);
 }
 
-void GraphState::commit(Overlay& overlay) {
-  if (overlay.empty()) return;
+std::uint64_t GraphState::commit(Overlay& overlay) {
+  if (overlay.empty()) return 0;
+  std::uint64_t lsn = 0;
+  if (durability) {
+    std::string payload;
+    durable::ByteWriter w(payload);
+    durable::encode_change(overlay, w, false);
+    lsn = durability->log(durable::RecordType::change, payload);
+  }
   std::unique_lock lock(mutex);
   if (overlay.apply(store)) snapshots.invalidate();
+  return lsn;
 }
 
 void GraphState::discard(Overlay& overlay) noexcept {
+  if (overlay.new_vertices().empty() && overlay.new_edges().empty()) return;
   try {
+    if (durability) {
+      std::string payload;
+      durable::ByteWriter w(payload);
+      durable::encode_change(overlay, w, true);
+      durability->log(durable::RecordType::change, payload);
+    }
     std::unique_lock lock(mutex);
     if (overlay.burn(store)) snapshots.invalidate();
-  } catch (const std::bad_alloc&) {
-    // The slots stay unissued; the next writer gets them. Nothing else changed.
+  } catch (const std::exception&) {
+    // Not logged or out of memory: the slots stay unissued and the next writer gets them
+    // (their ids were never visible outside the rolled-back transaction). Nothing else changed.
   }
 }
 
@@ -75,48 +104,96 @@ struct MemoryGraph::Impl : detail::GraphState {
   /// it, then result(committed view, what change returned) builds the answer while this writer
   /// still holds the gate (the store cannot change under it).
   template <typename Change, typename Result>
-  decltype(auto) write(std::string_view operation, Change&& change, Result&& result) {
-    enter_gate(operation);
-    detail::GateGuard guard(gate);
-    detail::Overlay overlay(store);
-    auto changed = change(overlay, detail::TxView(overlay, prefix));
-    commit(overlay);
-    return result(view(), changed);
+  auto write(std::string_view operation, Change&& change, Result&& result) {
+    std::uint64_t lsn;
+    auto answer = [&] {
+      enter_gate(operation);
+      detail::GateGuard guard(gate);
+      detail::Overlay overlay(store);
+      auto changed = change(overlay, detail::TxView(overlay, prefix));
+      lsn = commit(overlay);
+      return result(view(), changed);
+    }();
+    wait_durable(lsn);  // outside the gate: concurrent commits share one sync
+    return answer;
   }
 };
 
 // -- MemoryGraph --------------------------------------------------------------------------------
 
-MemoryGraph::MemoryGraph(std::string graph_name) : impl_(std::make_unique<Impl>(std::move(graph_name))) {}
+MemoryGraph::MemoryGraph() : MemoryGraph(MemoryOptions{}) {}
+MemoryGraph::MemoryGraph(MemoryOptions options) : impl_(std::make_unique<Impl>(options)) {}
+MemoryGraph::MemoryGraph(std::string graph_name) : MemoryGraph(MemoryOptions{.graph_name = std::move(graph_name)}) {}
 MemoryGraph::~MemoryGraph() = default;
 
 const std::string& MemoryGraph::graph_name() const noexcept { return impl_->graph_name; }
 
 std::unique_ptr<Transaction> MemoryGraph::begin() { return std::make_unique<detail::MemoryTransaction>(*impl_); }
 
+void MemoryGraph::checkpoint() {
+  if (impl_->durability) impl_->durability->checkpoint();
+}
+
+namespace {
+/// Held by the calls that change what a checkpoint copies besides records (see Durability).
+std::unique_lock<std::mutex> schema_lock(detail::GraphState& g) {
+  return g.durability ? std::unique_lock(g.durability->schema_mutex) : std::unique_lock<std::mutex>();
+}
+std::string catalog_record(bool add, std::string_view name) {
+  std::string payload;
+  detail::durable::ByteWriter w(payload);
+  detail::durable::encode_catalog(w, add, name);
+  return payload;
+}
+}  // namespace
+
 bool MemoryGraph::create_graph(std::string_view name) {
   validate_label(name, "graph name");
-  impl_->enter_gate("create_graph");
-  detail::GateGuard guard(impl_->gate);
-  std::unique_lock lock(impl_->mutex);
-  return impl_->catalog.emplace(name).second;
+  auto schema = schema_lock(*impl_);
+  std::uint64_t lsn = 0;
+  {
+    impl_->enter_gate("create_graph");
+    detail::GateGuard guard(impl_->gate);
+    if (impl_->catalog.contains(name)) return false;
+    lsn = impl_->log(detail::durable::RecordType::catalog, catalog_record(true, name));
+    std::unique_lock lock(impl_->mutex);
+    impl_->catalog.emplace(name);
+  }
+  impl_->wait_durable(lsn);
+  return true;
 }
 
 bool MemoryGraph::drop_graph(std::string_view name) {
-  impl_->enter_gate("drop_graph");
-  detail::GateGuard guard(impl_->gate);
-  std::unique_lock lock(impl_->mutex);
-  if (name == impl_->graph_name) {
-    const std::uint64_t version = impl_->store.version;
-    impl_->store = detail::Store{};
-    impl_->store.version = version + 1;
-    impl_->snapshots.invalidate();
-    impl_->renew_prefix();  // ids issued before the drop must stay unknown
-    return true;
+  auto schema = schema_lock(*impl_);
+  std::uint64_t lsn = 0;
+  {
+    impl_->enter_gate("drop_graph");
+    detail::GateGuard guard(impl_->gate);
+    if (name == impl_->graph_name) {
+      const std::string old_prefix = impl_->prefix;
+      impl_->renew_prefix();  // ids issued before the drop must stay unknown
+      try {
+        std::string payload;
+        detail::durable::ByteWriter w(payload);
+        detail::durable::encode_clear_graph(w, impl_->prefix);
+        lsn = impl_->log(detail::durable::RecordType::clear_graph, payload);
+      } catch (...) {
+        impl_->prefix = old_prefix;
+        throw;
+      }
+      std::unique_lock lock(impl_->mutex);
+      const std::uint64_t version = impl_->store.version;
+      impl_->store = detail::Store{};
+      impl_->store.version = version + 1;
+      impl_->snapshots.invalidate();
+    } else {
+      if (!impl_->catalog.contains(name)) return false;
+      lsn = impl_->log(detail::durable::RecordType::catalog, catalog_record(false, name));
+      std::unique_lock lock(impl_->mutex);
+      impl_->catalog.erase(impl_->catalog.find(name));
+    }
   }
-  auto it = impl_->catalog.find(name);
-  if (it == impl_->catalog.end()) return false;
-  impl_->catalog.erase(it);
+  impl_->wait_durable(lsn);
   return true;
 }
 
@@ -145,6 +222,9 @@ bool contains_nan(const Value& v) {
 bool MemoryGraph::create_index(std::string_view label, std::string_view key, const IndexOptions& options) {
   validate_label(label);
   if (key.empty()) throw InvalidArgument("create_index: the property key is empty");
+  auto schema = schema_lock(*impl_);
+  std::uint64_t lsn = 0;
+  const bool created = [&] {
   impl_->enter_gate("create_index");
   detail::GateGuard guard(impl_->gate);
   auto& s = impl_->store;
@@ -178,6 +258,10 @@ bool MemoryGraph::create_index(std::string_view label, std::string_view key, con
   };
   auto vertex_index = build(ElementKind::vertex, s.vertices, s.vertices_by_label);
   auto edge_index = build(ElementKind::edge, s.edges, s.edges_by_label);
+  std::string payload;
+  detail::durable::ByteWriter w(payload);
+  detail::durable::encode_create_index(w, label, key, options.unique);
+  lsn = impl_->log(detail::durable::RecordType::create_index, payload);
   std::unique_lock lock(impl_->mutex);
   const LabelId l = s.labels.intern(label);
   for (auto* table : {&s.vertex_indexes, &s.edge_indexes}) {
@@ -186,20 +270,34 @@ bool MemoryGraph::create_index(std::string_view label, std::string_view key, con
   s.vertex_indexes[l].push_back(std::move(vertex_index));
   s.edge_indexes[l].push_back(std::move(edge_index));
   return true;
+  }();
+  impl_->wait_durable(lsn);
+  return created;
 }
 
 bool MemoryGraph::drop_index(std::string_view label, std::string_view key) {
-  impl_->enter_gate("drop_index");
-  detail::GateGuard guard(impl_->gate);
-  std::unique_lock lock(impl_->mutex);
-  auto& s = impl_->store;
-  const LabelId l = s.labels.find(label);
-  auto drop = [&](detail::IndexTable& table) {
-    return l < table.size() && std::erase_if(table[l], [&](const auto& i) { return i.key() == key; }) > 0;
-  };
-  const bool had = drop(s.vertex_indexes);
-  drop(s.edge_indexes);
-  return had;
+  auto schema = schema_lock(*impl_);
+  std::uint64_t lsn = 0;
+  {
+    impl_->enter_gate("drop_index");
+    detail::GateGuard guard(impl_->gate);
+    auto& s = impl_->store;
+    const LabelId l = s.labels.find(label);
+    auto has = [&](const detail::IndexTable& table) {
+      return l < table.size() && std::any_of(table[l].begin(), table[l].end(), [&](const auto& i) { return i.key() == key; });
+    };
+    if (!has(s.vertex_indexes)) return false;
+    std::string payload;
+    detail::durable::ByteWriter w(payload);
+    detail::durable::encode_drop_index(w, label, key);
+    lsn = impl_->log(detail::durable::RecordType::drop_index, payload);
+    std::unique_lock lock(impl_->mutex);
+    for (auto* table : {&s.vertex_indexes, &s.edge_indexes}) {
+      std::erase_if((*table)[l], [&](const auto& i) { return i.key() == key; });
+    }
+  }
+  impl_->wait_durable(lsn);
+  return true;
 }
 
 std::vector<IndexInfo> MemoryGraph::indexes() {

@@ -8,6 +8,14 @@ namespace {
 void erase_entry(std::vector<AdjEntry>& list, Slot edge) {
   std::erase_if(list, [&](const AdjEntry& a) { return a.edge == edge; });
 }
+
+/// Room for `more` elements, growing geometrically (an exact reserve per commit would copy
+/// the whole array every time).
+template <typename Records>
+void make_room(Records& records, std::size_t more) {
+  const std::size_t needed = records.size() + more;
+  if (needed > records.capacity()) records.reserve(std::max(needed, records.capacity() * 2));
+}
 }  // namespace
 
 std::int64_t Overlay::count_members(ElementKind kind, LabelId label) const noexcept {
@@ -236,9 +244,9 @@ bool Overlay::apply(Store& store) {
   for (Slot v : deleted_vertices_) store.remove_isolated_vertex(v);
   for (auto& [v, props] : vertex_props_) store.set_vertex_properties(v, std::move(props));
   for (auto& [e, props] : edge_props_) store.set_edge_properties(e, std::move(props));
-  if (!new_vertices_.empty()) store.vertices.reserve(store.vertices.size() + new_vertices_.size());
+  make_room(store.vertices, new_vertices_.size());
   for (auto& rec : new_vertices_) store.push_vertex(std::move(rec));
-  if (!new_edges_.empty()) store.edges.reserve(store.edges.size() + new_edges_.size());
+  make_room(store.edges, new_edges_.size());
   for (Slot i = 0; i < new_edges_.size(); ++i) {
     auto& rec = new_edges_[i];
     if (rec.alive) {

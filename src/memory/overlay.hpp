@@ -110,6 +110,14 @@ class Overlay {
   /// Deletes a live vertex and its edges.
   void remove_vertex(Slot v);
 
+  // -- what the overlay holds, for the write-ahead log ------------------------------------------
+  [[nodiscard]] const std::vector<VertexRecord>& new_vertices() const noexcept { return new_vertices_; }
+  [[nodiscard]] const std::vector<EdgeRecord>& new_edges() const noexcept { return new_edges_; }
+  [[nodiscard]] const std::unordered_map<Slot, PackedProperties>& vertex_updates() const noexcept { return vertex_props_; }
+  [[nodiscard]] const std::unordered_map<Slot, PackedProperties>& edge_updates() const noexcept { return edge_props_; }
+  [[nodiscard]] const std::unordered_set<Slot>& deleted_vertices() const noexcept { return deleted_vertices_; }
+  [[nodiscard]] const std::unordered_set<Slot>& deleted_edges() const noexcept { return deleted_edges_; }
+
   // -- committing (MemoryGraph::commit, under the exclusive lock) ---------------------------------
 
   /// Applies every pending change to the store the overlay was made over; the overlay is

@@ -1,5 +1,9 @@
 #include "memory/store.hpp"
 
+#include <fmt/format.h>
+
+#include "propgraph/errors.hpp"
+
 namespace propgraph::detail {
 
 namespace {
@@ -119,6 +123,58 @@ void Store::remove_isolated_vertex(Slot v) {
   rec.in = {};
   --live_vertices;
   leave(vertices_by_label, rec.label, vertices);
+}
+
+void Store::rebuild() {
+  const std::size_t n = vertices.size();
+  std::vector<std::uint32_t> out_degree(n, 0);
+  std::vector<std::uint32_t> in_degree(n, 0);
+  for (Slot e = 0; e < edges.size(); ++e) {
+    const auto& rec = edges[e];
+    if (!rec.alive) continue;
+    if (rec.from >= n || rec.to >= n || !vertices[rec.from].alive || !vertices[rec.to].alive) {
+      throw StorageError(fmt::format("edge slot {} joins vertex slots {} and {}, which do not both exist", e, rec.from,
+                                     rec.to));
+    }
+    ++out_degree[rec.from];
+    ++in_degree[rec.to];
+  }
+  for (Slot v = 0; v < n; ++v) {
+    auto& rec = vertices[v];
+    rec.out.clear();
+    rec.in.clear();
+    rec.out.reserve(out_degree[v]);
+    rec.in.reserve(in_degree[v]);
+  }
+  for (Slot e = 0; e < edges.size(); ++e) {  // ascending: every list ends up in edge-id order
+    const auto& rec = edges[e];
+    if (!rec.alive) continue;
+    vertices[rec.from].out.push_back(AdjEntry{e, rec.to, rec.label});
+    vertices[rec.to].in.push_back(AdjEntry{e, rec.from, rec.label});
+  }
+  vertices_by_label.assign(labels.size(), {});
+  edges_by_label.assign(labels.size(), {});
+  live_vertices = 0;
+  live_edges = 0;
+  for (auto* table : {&vertex_indexes, &edge_indexes}) {
+    for (auto& list : *table) {
+      for (auto& index : list) index = PropertyIndex(index.key(), index.unique());
+    }
+  }
+  for (Slot v = 0; v < n; ++v) {
+    const auto& rec = vertices[v];
+    if (!rec.alive) continue;
+    join(vertices_by_label, rec.label, v);
+    index_element(vertex_indexes, rec.label, rec.properties, v);
+    ++live_vertices;
+  }
+  for (Slot e = 0; e < edges.size(); ++e) {
+    const auto& rec = edges[e];
+    if (!rec.alive) continue;
+    join(edges_by_label, rec.label, e);
+    index_element(edge_indexes, rec.label, rec.properties, e);
+    ++live_edges;
+  }
 }
 
 }  // namespace propgraph::detail

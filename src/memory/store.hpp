@@ -181,6 +181,12 @@ struct Store {
   void remove_edge(Slot e);
   /// Deletes a live vertex whose edges are already deleted.
   void remove_isolated_vertex(Slot v);
+
+  /// Rebuilds everything derived from the records in bulk: adjacency lists (sized exactly,
+  /// filled in edge-id order), label membership, live counts and the entries of the indexes
+  /// (whose definitions stay). For a store whose records were set directly (recovery, bulk
+  /// loads). Throws StorageError when an edge names a dead or missing vertex. O(V + E).
+  void rebuild();
 };
 
 /// The live adjacency: each vertex's own vectors.

@@ -60,16 +60,18 @@ decltype(auto) MemoryTransaction::write(std::string_view operation, Fn&& fn) {
 
 void MemoryTransaction::commit() {
   ensure_open("commit");
+  std::uint64_t lsn = 0;
   if (overlay_) {
     try {
       check_deadline("commit");
-      graph_.commit(*overlay_);
+      lsn = graph_.commit(*overlay_);
     } catch (...) {
       end();
       throw;
     }
   }
   end();
+  graph_.wait_durable(lsn);  // after leaving the gate: concurrent commits share one sync
 }
 
 void MemoryTransaction::rollback() { end(); }
