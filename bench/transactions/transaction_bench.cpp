@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include "../concurrency/bench_support.hpp"

@@ -65,14 +65,38 @@ const Overlay::Lists& Overlay::lists(Slot v) const {
   return it->second;
 }
 
+void Overlay::link_pending() const {
+  for (; linked_edges_ < new_edges_.size(); ++linked_edges_) {
+    const EdgeRecord& rec = new_edges_[linked_edges_];
+    if (!rec.alive) continue;
+    const auto e = static_cast<Slot>(edge_base_ + linked_edges_);
+    added_out_[rec.from].push_back(AdjEntry{e, rec.to, rec.label});
+    added_in_[rec.to].push_back(AdjEntry{e, rec.from, rec.label});
+    for (Slot v : {rec.from, rec.to}) {
+      if (is_new_vertex(v)) continue;
+      dirty_.insert(v);
+      touched(v);
+    }
+  }
+}
+
+namespace {
+std::span<const AdjEntry> added(const std::unordered_map<Slot, std::vector<AdjEntry>>& lists, Slot v) {
+  auto it = lists.find(v);
+  return it == lists.end() ? std::span<const AdjEntry>() : std::span<const AdjEntry>(it->second);
+}
+}  // namespace
+
 std::span<const AdjEntry> Overlay::out(Slot v) const {
-  if (is_new_vertex(v)) return new_vertex(v).out;
+  link_pending();
+  if (is_new_vertex(v)) return added(added_out_, v);
   if (dirty_.empty() || !dirty_.contains(v)) return store_->vertices[v].out;
   return lists(v).first;
 }
 
 std::span<const AdjEntry> Overlay::in(Slot v) const {
-  if (is_new_vertex(v)) return new_vertex(v).in;
+  link_pending();
+  if (is_new_vertex(v)) return added(added_in_, v);
   if (dirty_.empty() || !dirty_.contains(v)) return store_->vertices[v].in;
   return lists(v).second;
 }
@@ -126,18 +150,6 @@ Slot Overlay::add_edge(Slot from, Slot to, LabelId label, PackedProperties prope
   const auto slot = static_cast<Slot>(edge_slots());
   index_overlay(ElementKind::edge, label, nullptr, &properties, slot);
   new_edges_.push_back(EdgeRecord{label, true, from, to, std::move(properties)});
-  auto link = [&](Slot v, AdjEntry entry, bool outgoing) {
-    if (is_new_vertex(v)) {
-      auto& rec = new_vertices_[v - vertex_base_];
-      (outgoing ? rec.out : rec.in).push_back(entry);
-    } else {
-      (outgoing ? added_out_ : added_in_)[v].push_back(entry);
-      dirty_.insert(v);
-      touched(v);
-    }
-  };
-  link(from, AdjEntry{slot, to, label}, true);
-  link(to, AdjEntry{slot, from, label}, false);
   ++edge_delta_;
   ++label_delta(ElementKind::edge, label);
   return slot;
@@ -179,26 +191,19 @@ void Overlay::remove_edge(Slot e) {
     index_overlay(ElementKind::edge, label, &mine.properties, nullptr, e);
     mine.alive = false;
     mine.properties = {};
-    auto unlink = [&](Slot v, bool outgoing) {
-      if (is_new_vertex(v)) {
-        auto& vrec = new_vertices_[v - vertex_base_];
-        erase_entry(outgoing ? vrec.out : vrec.in, e);
-      } else {
-        auto& added = outgoing ? added_out_ : added_in_;
-        if (auto it = added.find(v); it != added.end()) erase_entry(it->second, e);
-        touched(v);
-      }
-    };
-    unlink(from, true);
-    unlink(to, false);
+    if (e - edge_base_ < linked_edges_) {  // already in the read lists
+      if (auto it = added_out_.find(from); it != added_out_.end()) erase_entry(it->second, e);
+      if (auto it = added_in_.find(to); it != added_in_.end()) erase_entry(it->second, e);
+      touched(from);
+      touched(to);
+    }
   } else {
     if (auto it = edge_props_.find(e); it != edge_props_.end()) {
       index_overlay(ElementKind::edge, label, &it->second, nullptr, e);
       edge_props_.erase(it);
     }
     deleted_edges_.insert(e);
-    for (Slot v : {from, to}) {
-      if (is_new_vertex(v)) continue;  // a committed edge joins committed vertices only
+    for (Slot v : {from, to}) {  // a committed edge joins committed vertices only
       dirty_.insert(v);
       touched(v);
     }
@@ -221,8 +226,6 @@ void Overlay::remove_vertex(Slot v) {
     index_overlay(ElementKind::vertex, label, &rec.properties, nullptr, v);
     rec.alive = false;
     rec.properties = {};
-    rec.out = {};
-    rec.in = {};
   } else {
     if (auto it = vertex_props_.find(v); it != vertex_props_.end()) {
       index_overlay(ElementKind::vertex, label, &it->second, nullptr, v);
@@ -249,12 +252,11 @@ bool Overlay::apply(Store& store) {
   make_room(store.edges, new_edges_.size());
   for (Slot i = 0; i < new_edges_.size(); ++i) {
     auto& rec = new_edges_[i];
+    // The new edge has the largest id so far: appending keeps every list in id order.
     if (rec.alive) {
-      // New vertices brought their lists along; committed ones get the entry appended (the new
-      // edge has the largest id so far, so the lists stay in id order).
       const Slot e = edge_base_ + i;
-      if (!is_new_vertex(rec.from)) store.vertices[rec.from].out.push_back(AdjEntry{e, rec.to, rec.label});
-      if (!is_new_vertex(rec.to)) store.vertices[rec.to].in.push_back(AdjEntry{e, rec.from, rec.label});
+      store.vertices[rec.from].out.push_back(AdjEntry{e, rec.to, rec.label});
+      store.vertices[rec.to].in.push_back(AdjEntry{e, rec.from, rec.label});
     }
     store.push_edge(std::move(rec), true);
   }

@@ -84,8 +84,9 @@ class Overlay {
   [[nodiscard]] std::vector<Slot> touched_members(ElementKind kind, LabelId label) const;
 
   /// A vertex's adjacency as the overlay leaves it: the committed list without deleted edges,
-  /// followed by the edges added (their ids are larger than every committed one). Materialized
-  /// on first read after a change of the vertex and cached until the next one.
+  /// followed by the edges added (their ids are larger than every committed one). New edges
+  /// reach these lists only when adjacency is first read after them (writes just append the
+  /// edge), and a changed vertex's lists are materialized then and cached until it changes.
   [[nodiscard]] std::span<const AdjEntry> out(Slot v) const;
   [[nodiscard]] std::span<const AdjEntry> in(Slot v) const;
 
@@ -111,8 +112,8 @@ class Overlay {
   void remove_vertex(Slot v);
 
   // -- what the overlay holds, for the write-ahead log ------------------------------------------
-  [[nodiscard]] const std::vector<VertexRecord>& new_vertices() const noexcept { return new_vertices_; }
-  [[nodiscard]] const std::vector<EdgeRecord>& new_edges() const noexcept { return new_edges_; }
+  [[nodiscard]] const LargeVector<VertexRecord>& new_vertices() const noexcept { return new_vertices_; }
+  [[nodiscard]] const LargeVector<EdgeRecord>& new_edges() const noexcept { return new_edges_; }
   [[nodiscard]] const std::unordered_map<Slot, PackedProperties>& vertex_updates() const noexcept { return vertex_props_; }
   [[nodiscard]] const std::unordered_map<Slot, PackedProperties>& edge_updates() const noexcept { return edge_props_; }
   [[nodiscard]] const std::unordered_set<Slot>& deleted_vertices() const noexcept { return deleted_vertices_; }
@@ -131,7 +132,9 @@ class Overlay {
  private:
   using Lists = std::pair<std::vector<AdjEntry>, std::vector<AdjEntry>>;
   const Lists& lists(Slot v) const;
-  void touched(Slot v) { merged_.erase(v); }
+  /// Puts the edges added since the last call into added_out_/added_in_.
+  void link_pending() const;
+  void touched(Slot v) const { merged_.erase(v); }
   void index_overlay(ElementKind kind, LabelId label, const PackedProperties* before, const PackedProperties* after,
                      Slot slot);
   std::int64_t& label_delta(ElementKind kind, LabelId label) {
@@ -142,16 +145,20 @@ class Overlay {
   Slot vertex_base_;
   Slot edge_base_;
   std::optional<LabelTable> labels_;  // copy of the store's table once a label is interned
-  std::vector<VertexRecord> new_vertices_;  // out/in: the new vertex's live edges
-  std::vector<EdgeRecord> new_edges_;
+  LargeVector<VertexRecord> new_vertices_;  // their out/in stay empty: see added_out_
+  LargeVector<EdgeRecord> new_edges_;
   std::unordered_map<Slot, PackedProperties> vertex_props_;  // committed vertices, new properties
   std::unordered_map<Slot, PackedProperties> edge_props_;
   std::unordered_set<Slot> deleted_vertices_;  // committed ones
   std::unordered_set<Slot> deleted_edges_;
-  std::unordered_map<Slot, std::vector<AdjEntry>> added_out_;  // committed vertices, new edges
-  std::unordered_map<Slot, std::vector<AdjEntry>> added_in_;
-  std::unordered_set<Slot> dirty_;  // committed vertices whose lists differ from the store's
-  mutable std::unordered_map<Slot, Lists> merged_;  // cache of materialized lists of dirty vertices
+  // Adjacency for reads, brought up to date lazily (link_pending): the live new edges of each
+  // vertex (committed or new), the committed vertices whose lists differ from the store's, and
+  // the materialized lists of those.
+  mutable std::size_t linked_edges_ = 0;  // new edges already in added_out_/added_in_
+  mutable std::unordered_map<Slot, std::vector<AdjEntry>> added_out_;
+  mutable std::unordered_map<Slot, std::vector<AdjEntry>> added_in_;
+  mutable std::unordered_set<Slot> dirty_;
+  mutable std::unordered_map<Slot, Lists> merged_;
   std::int64_t vertex_delta_ = 0;
   std::int64_t edge_delta_ = 0;
   std::unordered_map<LabelId, std::int64_t> vertex_label_delta_;

@@ -141,12 +141,16 @@ void WalWriter::syncer() {
       stopping = stop_;
     }
     if (policy_ != SyncPolicy::every_commit) next_tick = std::chrono::steady_clock::now() + interval_;
-    std::uint64_t done;
+    std::uint64_t done = 0;
     std::string error;
     {
-      std::lock_guard lock(file_mutex_);
+      std::lock_guard sync_lock(sync_mutex_);
       try {
-        done = drain_buffer();
+        {
+          std::lock_guard lock(file_mutex_);
+          done = drain_buffer();
+        }
+        // Without file_mutex_: commits go on appending meanwhile and share the next sync.
         if (policy_ != SyncPolicy::none || stopping) file_.sync();
       } catch (const StorageError& e) {
         error = e.what();
@@ -169,6 +173,7 @@ void WalWriter::syncer() {
 void WalWriter::flush() {
   std::uint64_t done;
   {
+    std::lock_guard sync_lock(sync_mutex_);
     std::lock_guard lock(file_mutex_);
     try {
       done = drain_buffer();
@@ -194,6 +199,7 @@ std::uint64_t WalWriter::rotate() {
   if (failed_.load()) closed();
   flush();
   {
+    std::lock_guard sync_lock(sync_mutex_);
     std::lock_guard lock(file_mutex_);
     open_segment(next_lsn_);
   }

@@ -85,7 +85,11 @@ class WalWriter {
   std::function<void()> hint_;
   bool hinted_ = false;
 
-  std::mutex file_mutex_;  // the segment file: its writes, syncs and rotation
+  // The segment file. Writes (and rotation) hold file_mutex_; syncs hold only sync_mutex_, so
+  // that commits keep appending while a sync is under way: that is what groups them. Rotation
+  // holds both, so a sync never sees its file closed.
+  std::mutex sync_mutex_;
+  std::mutex file_mutex_;
   File file_;
   std::mutex buffer_mutex_;  // interval / none: records not yet written
   std::string buffer_;
