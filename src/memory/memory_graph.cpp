@@ -123,7 +123,7 @@ struct MemoryGraph::Impl : detail::GraphState {
 
 MemoryGraph::MemoryGraph() : MemoryGraph(MemoryOptions{}) {}
 MemoryGraph::MemoryGraph(MemoryOptions options) : impl_(std::make_unique<Impl>(options)) {}
-MemoryGraph::MemoryGraph(std::string graph_name) : MemoryGraph(MemoryOptions{.graph_name = std::move(graph_name)}) {}
+
 MemoryGraph::~MemoryGraph() = default;
 
 const std::string& MemoryGraph::graph_name() const noexcept { return impl_->graph_name; }

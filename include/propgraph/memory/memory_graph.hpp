@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <concepts>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -98,8 +99,12 @@ class MemoryGraph final : public GraphOperations {
   /// by another process, cannot be read or written, or holds damaged files (naming the file
   /// and offset; see RecoveryMode).
   explicit MemoryGraph(MemoryOptions options);
-  /// An in-memory graph bound to `graph_name` (a valid label).
-  explicit MemoryGraph(std::string graph_name);
+  /// An in-memory graph bound to `graph_name` (a valid label). (A template, so that a braced
+  /// `MemoryGraph({.data_dir = ...})` means MemoryOptions.)
+  template <class Name>
+    requires std::convertible_to<const Name&, std::string_view>
+  explicit MemoryGraph(const Name& graph_name)
+      : MemoryGraph(MemoryOptions{.graph_name = std::string(std::string_view(graph_name))}) {}
   ~MemoryGraph() override;
   MemoryGraph(const MemoryGraph&) = delete;
   MemoryGraph& operator=(const MemoryGraph&) = delete;
