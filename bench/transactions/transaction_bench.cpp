@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <mutex>
+#include <ctime>
 #include <memory>
 #include <random>
 #include <string>
@@ -128,24 +130,37 @@ BatchCost batch_cost(GraphOperations& g, const std::vector<ElementId>& ids, int 
 
 struct ReadRun {
   double reads_per_s = 0;
-  double commits_per_s = 0;  // the writer's transactions (0 without a writer)
+  double reads_per_cpu_s = 0;  // per second of the readers' own CPU time: what lock waits cost,
+                               // without the CPU the writer takes from them on a busy machine
+  double commits_per_s = 0;    // the writer's transactions (0 without a writer)
 };
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 ReadRun read_run(GraphOperations& g, const std::vector<ElementId>& ids, int readers, bool writer, double seconds) {
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> reads{0};
   std::atomic<std::uint64_t> commits{0};
+  std::mutex cpu_mutex;
+  double reader_cpu = 0;
   std::vector<std::thread> threads;
   for (int r = 0; r < readers; ++r) {
     threads.emplace_back([&, r] {
       std::mt19937_64 rng(1000 + r);
       std::uniform_int_distribution<std::size_t> pick(0, ids.size() - 1);
       std::uint64_t n = 0;
+      const double cpu0 = thread_cpu_seconds();
       while (!stop.load(std::memory_order_relaxed)) {
         if (!g.find_vertex_by_id("Account", ids[pick(rng)])) std::abort();
         ++n;
       }
       reads += n;
+      std::lock_guard lock(cpu_mutex);
+      reader_cpu += thread_cpu_seconds() - cpu0;
     });
   }
   if (writer) {
@@ -164,7 +179,8 @@ ReadRun read_run(GraphOperations& g, const std::vector<ElementId>& ids, int read
   stop = true;
   for (auto& t : threads) t.join();
   const double elapsed = bench::seconds(Clock::now() - start);
-  return {static_cast<double>(reads.load()) / elapsed, static_cast<double>(commits.load()) / elapsed};
+  return {static_cast<double>(reads.load()) / elapsed, static_cast<double>(reads.load()) / reader_cpu,
+          static_cast<double>(commits.load()) / elapsed};
 }
 
 struct Row {
@@ -172,9 +188,11 @@ struct Row {
   BatchCost cost;
   struct Readers {
     int readers = 0;
-    double alone = 0;       // reads/s without the writer (median)
-    double with_writer = 0;  // reads/s while the writer commits (median)
-    double commits = 0;      // the writer's transactions/s (median)
+    double alone = 0;            // reads/s without the writer (median)
+    double with_writer = 0;      // reads/s while the writer commits (median)
+    double alone_cpu = 0;        // reads per reader-CPU-second, without and with the writer
+    double with_writer_cpu = 0;
+    double commits = 0;          // the writer's transactions/s (median)
   };
   std::vector<Readers> reads;
 };
@@ -190,17 +208,24 @@ Row measure(std::string backend, GraphOperations& g, const Args& args) {
   for (int readers : {1, 16}) {
     std::vector<double> alone;
     std::vector<double> with;
+    std::vector<double> alone_cpu;
+    std::vector<double> with_cpu;
     std::vector<double> commits;
     for (int r = 0; r < args.repeats; ++r) {  // alternate, so both see the same machine
-      alone.push_back(read_run(g, ids, readers, false, args.seconds).reads_per_s);
+      const ReadRun a = read_run(g, ids, readers, false, args.seconds);
+      alone.push_back(a.reads_per_s);
+      alone_cpu.push_back(a.reads_per_cpu_s);
       const ReadRun w = read_run(g, ids, readers, true, args.seconds);
       with.push_back(w.reads_per_s);
+      with_cpu.push_back(w.reads_per_cpu_s);
       commits.push_back(w.commits_per_s);
     }
-    Row::Readers cell{readers, median(alone), median(with), median(commits)};
-    fmt::print("  {:2} readers: {}/s alone, {}/s with a writer committing {}/s transactions of 10 writes ({:.0f}%)\n",
+    Row::Readers cell{readers, median(alone), median(with), median(alone_cpu), median(with_cpu), median(commits)};
+    fmt::print("  {:2} readers: {}/s alone, {}/s with a writer committing {}/s transactions of 10 writes ({:.0f}%); "
+               "per reader CPU-second {} and {} ({:.0f}%)\n",
                readers, format_rate(cell.alone), format_rate(cell.with_writer), format_rate(cell.commits),
-               100.0 * cell.with_writer / cell.alone);
+               100.0 * cell.with_writer / cell.alone, format_rate(cell.alone_cpu), format_rate(cell.with_writer_cpu),
+               100.0 * cell.with_writer_cpu / cell.alone_cpu);
     row.reads.push_back(cell);
   }
   return row;
@@ -233,6 +258,8 @@ void write_json(const Args& args, const std::vector<Row>& rows, int argc, char**
       j.field("readers", r.readers);
       j.field("reads_per_s_alone", r.alone);
       j.field("reads_per_s_with_writer", r.with_writer);
+      j.field("reads_per_cpu_s_alone", r.alone_cpu);
+      j.field("reads_per_cpu_s_with_writer", r.with_writer_cpu);
       j.field("writer_commits_per_s", r.commits);
       j.end_object();
     }

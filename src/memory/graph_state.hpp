@@ -10,6 +10,7 @@
 
 #include "memory/durable/durability.hpp"
 #include "memory/overlay.hpp"
+#include "memory/reader_writer_lock.hpp"
 #include "memory/snapshot.hpp"
 #include "memory/store.hpp"
 #include "memory/view.hpp"
@@ -25,7 +26,7 @@ struct GraphState {
   std::string graph_name;
   std::set<std::string, std::less<>> catalog;
   std::string prefix;  // "g<tag>:"
-  mutable std::shared_mutex mutex;
+  mutable ReaderWriterLock mutex;
   WriterGate gate;
   Store store;
   SnapshotCache snapshots;
