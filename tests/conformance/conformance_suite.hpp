@@ -42,6 +42,7 @@
 #include "index_section.hpp"
 #include "lookup_section.hpp"
 #include "paging_section.hpp"
+#include "transaction_section.hpp"
 #include "upsert_section.hpp"
 
 namespace propgraph::conformance {
@@ -1356,6 +1357,16 @@ REGISTER_TYPED_TEST_SUITE_P(GraphConformance,
                             // deadlines (deadline_section.hpp)
                             PassedDeadlineFailsEveryCallWithoutEffect, TimeoutIsAGraphError,
                             InnerDeadlineScopeCannotExtendTheOuter, GenerousOrNoDeadlineChangesNothing,
-                            DeadlineScopeBelongsToItsThread);
+                            DeadlineScopeBelongsToItsThread,
+                            // transactions (transaction_section.hpp)
+                            TransactionCommitMakesEveryWriteVisibleAtOnce,
+                            TransactionRollbackAndDestructionDiscardEveryWrite,
+                            TransactionReadsSeeItsOwnWrites,
+                            AFailedWriteInsideATransactionHasNoEffectAndTheTransactionGoesOn,
+                            OtherThreadsSeeNothingBeforeCommitAndEverythingAfter,
+                            EndedTransactionsRefuseCallsAndTransactionsDoNotNest,
+                            TransactCommitsReturnsAndRollsBackOnException,
+                            TransactRetriesAConflictingTransaction,
+                            TransfersBetweenAccountsKeepTheSumInEveryReadAndAtTheEnd);
 
 }  // namespace propgraph::conformance
