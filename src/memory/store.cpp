@@ -154,6 +154,19 @@ void Store::rebuild() {
   }
   vertices_by_label.assign(labels.size(), {});
   edges_by_label.assign(labels.size(), {});
+  // Sized exactly first: the member lists of big labels would otherwise be copied as they grow.
+  for (const auto& rec : vertices) {
+    if (rec.alive) ++vertices_by_label[rec.label].live;
+  }
+  for (const auto& rec : edges) {
+    if (rec.alive) ++edges_by_label[rec.label].live;
+  }
+  for (auto* table : {&vertices_by_label, &edges_by_label}) {
+    for (auto& m : *table) {
+      m.slots.reserve(static_cast<std::size_t>(m.live));
+      m.live = 0;
+    }
+  }
   live_vertices = 0;
   live_edges = 0;
   for (auto* table : {&vertex_indexes, &edge_indexes}) {

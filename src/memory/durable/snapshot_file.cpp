@@ -222,8 +222,9 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
       });
     }
   }
-  store.vertices.resize(vertex_slots);
-  store.edges.resize(edge_slots);
+  // Records are appended in slot order as the blocks come (checked below): no zeroing pass.
+  store.vertices.reserve(vertex_slots);
+  store.edges.reserve(edge_slots);
   std::uint64_t next_vertex = 0;
   std::uint64_t next_edge = 0;
   for (const auto& b : blocks) {
@@ -237,18 +238,24 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
       const std::uint64_t slots = vertices ? vertex_slots : edge_slots;
       if (first != next || count > slots - first) throw DecodeError{at, "slot run out of order or past the end"};
       for (std::uint64_t i = 0; i < count; ++i) {
-        const auto slot = static_cast<Slot>(first + i);
-        if (in.u8() == 0) continue;  // dead: the default record
+        if (in.u8() == 0) {  // dead: the default record
+          if (vertices) {
+            store.vertices.emplace_back();
+          } else {
+            store.edges.emplace_back();
+          }
+          continue;
+        }
         const auto label = static_cast<LabelId>(in.varint(store.labels.size() == 0 ? 0 : store.labels.size() - 1,
                                                           "label id out of range"));
         if (store.labels.size() == 0) throw DecodeError{in.offset(), "a record without any label defined"};
         if (vertices) {
-          auto& rec = store.vertices[slot];
+          auto& rec = store.vertices.emplace_back();
           rec.alive = true;
           rec.label = label;
           rec.properties = read_properties(in);
         } else {
-          auto& rec = store.edges[slot];
+          auto& rec = store.edges.emplace_back();
           rec.alive = true;
           rec.label = label;
           rec.from = static_cast<Slot>(in.varint(vertex_slots == 0 ? 0 : vertex_slots - 1, "edge endpoint past the end"));
