@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -17,6 +18,7 @@
 #include "propgraph/fmt.hpp"
 #include "propgraph/io.hpp"
 #include "propgraph/memory/memory_graph.hpp"
+#include "graph_content.hpp"
 
 namespace propgraph::io::test {
 
@@ -58,79 +60,15 @@ inline std::string read_file(const fs::path& path) {
   return text.str();
 }
 
-/// Everything a graph holds, ids included: equal snapshots mean an unchanged graph.
-struct Snapshot {
-  std::vector<Vertex> vertices;  // by label, then id
-  std::vector<Edge> edges;
-  std::map<std::string, std::int64_t> vertex_counts;
-  std::map<std::string, std::int64_t> edge_counts;
-  friend bool operator==(const Snapshot&, const Snapshot&) = default;
-};
-
-inline Snapshot snapshot(GraphOperations& g) {
-  Snapshot s;
-  for (const auto& label : g.vertex_labels()) {
-    auto some = g.find_vertices_by_label(label);
-    s.vertices.insert(s.vertices.end(), some.begin(), some.end());
-    s.vertex_counts[label] = g.count_vertices(label);
-  }
-  for (const auto& label : g.edge_labels()) {
-    auto some = g.find_edges_by_label(label);
-    s.edges.insert(s.edges.end(), some.begin(), some.end());
-    s.edge_counts[label] = g.count_edges(label);
-  }
-  return s;
-}
-
-/// A graph's content without its ids: vertices in id order as (label, properties), edges in
-/// id order as (label, from position, to position, properties). Graphs built from the same
-/// records in the same order have equal shapes.
-struct Shape {
-  std::vector<std::pair<std::string, Properties>> vertices;
-  std::vector<std::tuple<std::string, std::size_t, std::size_t, Properties>> edges;
-  friend bool operator==(const Shape&, const Shape&) = default;
-};
-
-inline Shape shape(GraphOperations& g, const std::string& drop_property = "") {
-  std::vector<Vertex> vertices;
-  for (const auto& label : g.vertex_labels()) {
-    auto some = g.find_vertices_by_label(label);
-    vertices.insert(vertices.end(), some.begin(), some.end());
-  }
-  std::sort(vertices.begin(), vertices.end(), [](const Vertex& a, const Vertex& b) { return a.id < b.id; });
-  std::vector<Edge> edges;
-  for (const auto& label : g.edge_labels()) {
-    auto some = g.find_edges_by_label(label);
-    edges.insert(edges.end(), some.begin(), some.end());
-  }
-  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.id < b.id; });
-  std::map<ElementId, std::size_t> position;
-  Shape s;
-  auto props = [&](Properties p) {
-    if (!drop_property.empty()) p.erase(drop_property);
-    return p;
-  };
-  for (const auto& v : vertices) {
-    position[v.id] = s.vertices.size();
-    s.vertices.emplace_back(v.label, props(v.properties));
-  }
-  for (const auto& e : edges) s.edges.emplace_back(e.label, position.at(e.from), position.at(e.to), props(e.properties));
-  return s;
-}
-
-inline std::string describe(const Shape& s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.vertices.size(); ++i) {
-    out += fmt::format("v{} {} {}\n", i, s.vertices[i].first, s.vertices[i].second);
-  }
-  for (const auto& [label, from, to, p] : s.edges) out += fmt::format("e {} v{}->v{} {}\n", label, from, to, p);
-  return out;
-}
-
-/// Forwards to a MemoryGraph, but throws QueryError on the n-th create_edge (1-based).
+/// Forwards to a MemoryGraph, but throws QueryError on the n-th create_edge (1-based; 0: never)
+/// and passes what find_vertices_by_label finds through alter_found_vertices.
 class FailingGraph final : public GraphOperations {
  public:
-  explicit FailingGraph(MemoryGraph& inner, int fail_on_edge) : inner_(inner), fail_on_edge_(fail_on_edge) {}
+  explicit FailingGraph(MemoryGraph& inner, int fail_on_edge = 0) : inner_(inner), fail_on_edge_(fail_on_edge) {}
+
+  /// Stands for a graph holding text its own writes refuse (filled by an older version, or by
+  /// another client of the same database).
+  std::function<void(std::vector<Vertex>&)> alter_found_vertices;
 
   bool create_graph(std::string_view name) override { return inner_.create_graph(name); }
   bool drop_graph(std::string_view name) override { return inner_.drop_graph(name); }
@@ -142,7 +80,9 @@ class FailingGraph final : public GraphOperations {
     return inner_.find_vertex_by_id(label, id);
   }
   std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& f) override {
-    return inner_.find_vertices_by_label(label, f);
+    auto found = inner_.find_vertices_by_label(label, f);
+    if (alter_found_vertices) alter_found_vertices(found);
+    return found;
   }
   std::optional<Vertex> update_vertex(std::string_view label, const ElementId& id, const Properties& p) override {
     return inner_.update_vertex(label, id, p);
