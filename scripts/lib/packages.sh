@@ -21,6 +21,8 @@ PROPGRAPH_DEBIAN_PACKAGES=(
   "all libpugixml-dev"    # propgraph::io (GraphML)
   "all libpq-dev"         # propgraph::postgres
   "test postgresql"       # tests/postgres starts a throw-away server (initdb + pg_ctl)
+  "test clang-16"         # the fuzz preset (tests/fuzz, libFuzzer): scripts/test and scripts/fuzz
+  "test libclang-rt-16-dev"  # libFuzzer and the sanitizer runtimes of clang-16
   "bench gnuplot-nox"
 )
 
