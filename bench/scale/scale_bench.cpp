@@ -441,6 +441,11 @@ class Table {
     for (auto* contender : all) missing_.push_back(contender->missing().has_value());
   }
 
+  /// The section about to run, on stderr: a run takes a while (and a profiler can wait for it).
+  static void progress(const Case& c, std::string_view section) {
+    fmt::print(stderr, "propgraph-scale: {} {}: {}\n", c.generator, c.vertices, section);
+  }
+
   /// One line: a title and a cell per contender from column `first` on: "n/a" where the build
   /// lacks the contender, "-" where it has no figure.
   void print_row(std::string_view title, const std::vector<std::optional<double>>& values, std::string_view tail = {},
@@ -455,6 +460,7 @@ class Table {
 
   void load(const Case& c, const generate::EdgeList& list, const std::vector<Contender*>& all,
             const std::vector<std::string>& names) {
+    progress(c, "load");
     const std::size_t k = all.size();
     std::vector<LoadFigures> figures(k);
     std::vector<std::size_t> available;
@@ -528,6 +534,7 @@ class Table {
   }
 
   void operation(const Case& c, Operation op, const std::vector<Contender*>& all, const std::vector<std::string>& names) {
+    progress(c, operation_name(op));
     std::vector<OperationFigures> figures(all.size());
     std::vector<std::size_t> running;
     for (std::size_t i = 0; i < all.size(); ++i) {
@@ -605,6 +612,7 @@ class Table {
   /// After a write the adjacency snapshot is stale: the first whole-graph call runs on the
   /// live lists, the second builds a new snapshot and runs on it, later calls reuse it.
   void snapshot(const Case& c, PropgraphContender& propgraph) {
+    progress(c, "snapshot");
     MemoryGraph& g = propgraph.graph();
     Timing first;
     Timing second;
@@ -631,6 +639,7 @@ class Table {
   /// MemoryGraph with two small properties per element: memory per vertex and per edge, and
   /// point lookups.
   void with_properties(const Case& c, const generate::EdgeList& list) {
+    progress(c, "memory");
     PropgraphContender propgraph(property_options());
     Timing time;
     PhaseMemory m;
@@ -656,7 +665,10 @@ class Table {
       targets_.push_back({fmt::format("{} {}: B per vertex, two properties", c.generator, c.vertices), m.vertex_kept / n, 100.0, false});
       targets_.push_back({fmt::format("{} {}: B per edge, two properties", c.generator, c.vertices), m.edge_kept / e, 64.0, false});
     }
-    if (s_.runs("lookups")) lookups(c, propgraph);
+    if (s_.runs("lookups")) {
+      progress(c, "lookups");
+      lookups(c, propgraph);
+    }
   }
 
   void lookups(const Case& c, PropgraphContender& propgraph) {
