@@ -4,7 +4,7 @@
 # One package per line, "<group> <package>":
 #   all    needed by every script (toolchain, libraries the build links)
 #   test   needed only by scripts/test (for example a database server the tests start)
-#   bench  needed only by scripts/bench (plotting)
+#   bench  needed only by scripts/bench (plotting, the peers propgraph-scale compares with)
 # A new module adds its packages by adding one line each, e.g. "all libfoo-dev  # propgraph::foo".
 PROPGRAPH_DEBIAN_PACKAGES=(
   "all build-essential"
@@ -25,6 +25,8 @@ PROPGRAPH_DEBIAN_PACKAGES=(
   "test clang-16"         # the fuzz preset (tests/fuzz, libFuzzer): scripts/test and scripts/fuzz
   "test libclang-rt-16-dev"  # libFuzzer and the sanitizer runtimes of clang-16
   "bench gnuplot-nox"
+  "bench libigraph-dev"     # propgraph-scale's igraph column (optional: n/a without it)
+  "bench libgraphblas-dev"  # propgraph-scale's GraphBLAS column (optional: n/a without it)
 )
 
 # propgraph_packages_for GROUP: prints the packages of "all" plus GROUP, one per line.
