@@ -21,6 +21,7 @@ PROPGRAPH_DEBIAN_PACKAGES=(
   "all libpugixml-dev"    # propgraph::io (GraphML)
   "all libpq-dev"         # propgraph::postgres
   "all libxxhash-dev"     # durable MemoryGraph: log and snapshot checksums (header only)
+  "all nlohmann-json3-dev"  # propgraph::json
   "test postgresql"       # tests/postgres starts a throw-away server (initdb + pg_ctl)
   "bench gnuplot-nox"
 )
