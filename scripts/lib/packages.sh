@@ -23,6 +23,7 @@ PROPGRAPH_DEBIAN_PACKAGES=(
   "all libxxhash-dev"     # durable MemoryGraph: log and snapshot checksums (header only)
   "all nlohmann-json3-dev"  # propgraph::json
   "test postgresql"       # tests/postgres starts a throw-away server (initdb + pg_ctl)
+  "test curl"             # the graph-service end-to-end test drives it over HTTP
   "bench gnuplot-nox"
 )
 
