@@ -8,7 +8,6 @@
 #include <random>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include <boost/asio/signal_set.hpp>
@@ -30,7 +29,6 @@ constexpr std::string_view kUsage = R"(usage: graph-service [options]
   --postgres DSN       PostgreSQL backend (libpq connection string)
   --threads-per-connection
                        one OS thread per connection instead of coroutines + fibers
-  --io-threads N       threads running Asio (fiber mode; default 1)
   --fiber-threads N    FiberPool threads running the handlers (default 2)
   --latency-ms N       wait N ms before every graph call (LatencyGraph: a remote backend)
   --seed N             create N persons with 8 random KNOWS edges each at start
@@ -44,7 +42,6 @@ struct Options {
   std::optional<std::string> data_dir;
   std::optional<std::string> postgres;
   bool threads_per_connection = false;
-  int io_threads = 1;
   int fiber_threads = 2;
   int latency_ms = 0;
   int seed = 0;
@@ -67,7 +64,6 @@ Options parse(int argc, char** argv) {
     else if (arg == "--data-dir") o.data_dir = value();
     else if (arg == "--postgres") o.postgres = value();
     else if (arg == "--threads-per-connection") o.threads_per_connection = true;
-    else if (arg == "--io-threads") o.io_threads = std::max(1, std::stoi(value()));
     else if (arg == "--fiber-threads") o.fiber_threads = std::max(1, std::stoi(value()));
     else if (arg == "--latency-ms") o.latency_ms = std::stoi(value());
     else if (arg == "--seed") o.seed = std::stoi(value());
@@ -141,13 +137,7 @@ int main(int argc, char** argv) try {
   std::printf("listening on %s:%u\n", options.address.c_str(), server.port());
   std::fflush(stdout);
 
-  // run() returns once the listener is closed and every connection has ended.
-  std::vector<std::thread> io_threads;
-  for (int i = 1; i < (options.threads_per_connection ? 1 : options.io_threads); ++i) {
-    io_threads.emplace_back([&] { io.run(); });
-  }
-  io.run();
-  for (auto& t : io_threads) t.join();
+  io.run();  // returns once the listener is closed and every connection has ended
   server.wait();
   if (pool) pool->shutdown();  // every handler has finished: nothing is left to run
   std::printf("stopped\n");

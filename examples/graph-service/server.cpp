@@ -7,7 +7,6 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <propgraph/asio.hpp>
@@ -19,8 +18,8 @@ namespace beast = boost::beast;
 using beast::error_code;
 
 struct Connection {
-  explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
-  beast::tcp_stream stream;  // its executor is the connection's strand
+  explicit Connection(tcp::socket s) : socket(std::move(s)) {}
+  tcp::socket socket;
   beast::flat_buffer buffer;
   bool busy = false;  // a request is being handled; guarded by the server's mutex
 };
@@ -55,14 +54,14 @@ bool nothing_to_read(const tcp::socket& socket) {
 
 Server::Server(asio::io_context& io, const tcp::endpoint& endpoint, GraphService& service,
                std::optional<propgraph::FiberOperations> fibers)
-    : io_(io), acceptor_(asio::make_strand(io), endpoint), service_(service), fibers_(std::move(fibers)) {}
+    : io_(io), acceptor_(io, endpoint), service_(service), fibers_(std::move(fibers)) {}
 
-void Server::start() { asio::co_spawn(acceptor_.get_executor(), accept(), asio::detached); }
+void Server::start() { asio::co_spawn(io_, accept(), asio::detached); }
 
 asio::awaitable<void> Server::accept() {
   for (;;) {
     error_code ec;
-    tcp::socket socket = co_await acceptor_.async_accept(asio::make_strand(io_), asio::redirect_error(asio::use_awaitable, ec));
+    tcp::socket socket = co_await acceptor_.async_accept(asio::redirect_error(asio::use_awaitable, ec));
     if (ec == asio::error::operation_aborted) co_return;  // stop()
     if (ec) continue;
     socket.set_option(tcp::no_delay(true));
@@ -70,7 +69,7 @@ asio::awaitable<void> Server::accept() {
     std::lock_guard lock(mutex_);
     connections_.push_back(connection);
     if (fibers_) {
-      asio::co_spawn(connection->stream.get_executor(), serve_on_fibers(connection), asio::detached);
+      asio::co_spawn(io_, serve_on_fibers(connection), asio::detached);
     } else {
       std::thread([this, connection] { serve_on_thread(connection); }).detach();
     }
@@ -81,10 +80,12 @@ asio::awaitable<void> Server::serve_on_fibers(std::shared_ptr<Connection> c) {
   for (error_code ec;;) {
     http::request_parser<http::string_body> parser;
     parser.body_limit(kBodyLimit);
-    co_await http::async_read(c->stream, c->buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+    co_await http::async_read(c->socket, c->buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
     if (closed(ec)) break;
-    Response response = bad_request(ec);
-    if (!ec) {
+    Response response;
+    if (ec) {
+      response = bad_request(ec);
+    } else {
       mark_busy(*c);
       Request request = parser.release();
       const auto arrived = propgraph::DeadlineClock::now();
@@ -93,7 +94,7 @@ asio::awaitable<void> Server::serve_on_fibers(std::shared_ptr<Connection> c) {
           *fibers_->pool(), fibers_->start([&] { return service_.handle(request, arrived); }), asio::use_awaitable);
       response.keep_alive(request.keep_alive() && !stopping());
     }
-    co_await http::async_write(c->stream, response, asio::redirect_error(asio::use_awaitable, ec));
+    co_await http::async_write(c->socket, response, asio::redirect_error(asio::use_awaitable, ec));
     if (ec || !next_request(*c, response.keep_alive())) break;
   }
   forget(c);
@@ -103,16 +104,18 @@ void Server::serve_on_thread(std::shared_ptr<Connection> c) {
   for (error_code ec;;) {
     http::request_parser<http::string_body> parser;
     parser.body_limit(kBodyLimit);
-    http::read(c->stream.socket(), c->buffer, parser, ec);
+    http::read(c->socket, c->buffer, parser, ec);
     if (closed(ec)) break;
-    Response response = bad_request(ec);
-    if (!ec) {
+    Response response;
+    if (ec) {
+      response = bad_request(ec);
+    } else {
       mark_busy(*c);
       Request request = parser.release();
       response = service_.handle(request, propgraph::DeadlineClock::now());
       response.keep_alive(request.keep_alive() && !stopping());
     }
-    http::write(c->stream.socket(), response, ec);
+    http::write(c->socket, response, ec);
     if (ec || !next_request(*c, response.keep_alive())) break;
   }
   forget(c);
@@ -136,14 +139,14 @@ bool Server::next_request(Connection& c, bool keep_alive) {
 
 void Server::forget(const std::shared_ptr<Connection>& c) {
   error_code ignored;
-  c->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  c->socket.shutdown(tcp::socket::shutdown_send, ignored);
   std::lock_guard lock(mutex_);
   connections_.remove(c);
   ended_.notify_all();
 }
 
 void Server::stop() {
-  asio::post(acceptor_.get_executor(), [this] {
+  asio::post(io_, [this] {
     error_code ignored;
     acceptor_.close(ignored);
   });
@@ -151,14 +154,14 @@ void Server::stop() {
   stopping_ = true;
   for (const auto& c : connections_) {
     if (fibers_) {
-      // On the connection's strand, where its reads complete: cancel a read still waiting.
-      asio::post(c->stream.get_executor(), [this, c] {
-        std::lock_guard strand_lock(mutex_);
-        if (!c->busy && c->buffer.size() == 0 && nothing_to_read(c->stream.socket())) c->stream.cancel();
+      // On the Asio thread, where its reads complete: cancel a read still waiting.
+      asio::post(io_, [this, c] {
+        std::lock_guard io_lock(mutex_);
+        if (!c->busy && c->buffer.size() == 0 && nothing_to_read(c->socket)) c->socket.cancel();
       });
-    } else if (!c->busy && nothing_to_read(c->stream.socket())) {
+    } else if (!c->busy && nothing_to_read(c->socket)) {
       // The thread is blocked in read(): shutting the socket down for reading ends it.
-      ::shutdown(c->stream.socket().native_handle(), SHUT_RD);
+      ::shutdown(c->socket.native_handle(), SHUT_RD);
     }
   }
 }

@@ -1,6 +1,7 @@
 // The HTTP/1.1 server, in two modes with the same handlers (GraphService::handle):
-// - fibers: Asio coroutines do the I/O; each request's handler runs on a FiberPool fiber
-//   (as_fiber(graph, pool).start) and the coroutine waits for it with propgraph::async_get;
+// - fibers: Asio coroutines on one thread do all the I/O; each request's handler runs on a
+//   FiberPool fiber (as_fiber(graph, pool).start) and the coroutine waits for it with
+//   propgraph::async_get, so the Asio thread never blocks;
 // - threads: one OS thread per connection does blocking I/O and calls the handler itself.
 // stop() is graceful in both: it closes the listener and the idle connections; requests being
 // handled finish and are answered with "Connection: close".
@@ -27,8 +28,8 @@ struct Connection;
 
 class Server {
  public:
-  /// Listens on `endpoint` with `io` (run it on any number of threads). With `fibers`, handlers
-  /// run on its pool; without, each connection gets a thread of its own.
+  /// Listens on `endpoint` with `io`, which one thread runs. With `fibers`, handlers run on its
+  /// pool; without, each connection gets a thread of its own.
   Server(boost::asio::io_context& io, const tcp::endpoint& endpoint, GraphService& service,
          std::optional<propgraph::FiberOperations> fibers);
   [[nodiscard]] unsigned short port() const { return acceptor_.local_endpoint().port(); }

@@ -56,6 +56,8 @@ void split(std::string_view text, char sep, Fn fn) {
   }
 }
 
+}  // namespace
+
 /// A request target split into decoded path segments and query parameters.
 struct Target {
   std::vector<std::string> path;
@@ -94,6 +96,8 @@ struct Target {
     return page;
   }
 };
+
+namespace {
 
 Response json_response(http::status status, const json& body) {
   Response response(status, 11);
@@ -150,27 +154,26 @@ Response GraphService::handle(const Request& request, propgraph::DeadlineClock::
   ++in_flight_;
   Response response;
   try {
+    const Target target(request.target());
     std::optional<long> budget_ms;
     if (auto header = request.find("X-Timeout-Ms"); header != request.end()) {
       budget_ms = parse_integer("header X-Timeout-Ms", header->value(), 0, kMaxBudgetMs);
-    } else if (const Target target(request.target()); target.text("timeout_ms")) {
+    } else if (target.text("timeout_ms")) {
       budget_ms = target.integer("timeout_ms", 0, 0, kMaxBudgetMs);
     }
     std::optional<propgraph::DeadlineScope> deadline;
     if (budget_ms) deadline.emplace(arrived + std::chrono::milliseconds(*budget_ms));
-    response = route(request);
+    response = route(request, target);
   } catch (...) {
     response = error_response(std::current_exception());
   }
   --in_flight_;
   response.version(request.version());
-  response.set(http::field::server, "propgraph-graph-service");
   response.prepare_payload();
   return response;
 }
 
-Response GraphService::route(const Request& request) {
-  const Target target(request.target());
+Response GraphService::route(const Request& request, const Target& target) {
   const auto& p = target.path;
   const http::verb method = request.method();
   auto is = [&](http::verb verb, std::size_t segments) { return method == verb && p.size() == segments; };

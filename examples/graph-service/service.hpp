@@ -16,6 +16,8 @@ namespace http = boost::beast::http;
 using Request = http::request<http::string_body>;
 using Response = http::response<http::string_body>;
 
+struct Target;
+
 class GraphService {
  public:
   /// `graph` is the backend with its metrics; `mode` is reported by /health.
@@ -27,7 +29,7 @@ class GraphService {
   Response handle(const Request& request, propgraph::DeadlineClock::time_point arrived);
 
  private:
-  Response route(const Request& request);
+  Response route(const Request& request, const Target& target);
 
   propgraph::InstrumentedGraph& graph_;
   std::string mode_;
