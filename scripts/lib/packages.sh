@@ -25,6 +25,9 @@ PROPGRAPH_DEBIAN_PACKAGES=(
   "test postgresql"       # tests/postgres starts a throw-away server (initdb + pg_ctl)
   "test curl"             # the graph-service end-to-end test drives it over HTTP
   "bench gnuplot-nox"
+  "bench wrk"             # scripts/bench --service: HTTP load on the graph-service example
+  "bench curl"            # scripts/bench --service: reads person ids from the service
+  "bench wrk"             # scripts/bench --service: HTTP load on the graph-service example
 )
 
 # propgraph_packages_for GROUP: prints the packages of "all" plus GROUP, one per line.
