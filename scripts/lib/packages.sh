@@ -27,7 +27,7 @@ PROPGRAPH_DEBIAN_PACKAGES=(
   "bench gnuplot-nox"
   "bench wrk"             # scripts/bench --service: HTTP load on the graph-service example
   "bench curl"            # scripts/bench --service: reads person ids from the service
-  "bench wrk"             # scripts/bench --service: HTTP load on the graph-service example
+  "bench valgrind"        # scripts/bench --service --callgrind: instructions per request
 )
 
 # propgraph_packages_for GROUP: prints the packages of "all" plus GROUP, one per line.
