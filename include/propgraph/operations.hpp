@@ -162,13 +162,15 @@ class GraphOperations {
   /// in edge-id order. Empty when start does not exist.
   [[nodiscard]] virtual std::vector<Visit> bfs(const ElementId& start,
                                                const TraversalOptions& options = {}) = 0;
-  /// Depth-first pre-order from start, neighbours in edge-id order.
+  /// Depth-first pre-order from start, neighbours in edge-id order. The open path lives on the
+  /// heap: any max_depth on any graph is safe on a small (64 KiB) fiber stack.
   [[nodiscard]] virtual std::vector<Visit> dfs(const ElementId& start,
                                                const TraversalOptions& options = {}) = 0;
   /// Each simple directed cycle once (rotations merged; a self-loop is a cycle of length 1),
   /// written from its smallest vertex id. Cycles come in order of that vertex's id, then in
   /// edge-id expansion order; enumeration stops after max_cycles. Parallel edges along the
-  /// same vertex sequence count as one cycle (through the lowest edge ids).
+  /// same vertex sequence count as one cycle (through the lowest edge ids). Like dfs, no
+  /// recursion: safe at any max_depth.
   [[nodiscard]] virtual std::vector<Cycle> detect_cycles(const CycleOptions& options = {}) = 0;
 };
 

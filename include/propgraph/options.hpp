@@ -41,8 +41,10 @@ struct NeighborOptions {
 
 /// shortest_path and all_paths. Without weight_property "shortest" means fewest edges and paths
 /// are at most max_depth edges long; with it, shortest_path is Dijkstra over that numeric edge
-/// property (missing: weight 1; negative or non-numeric: InvalidArgument) and max_depth does
-/// not bound it. all_paths always counts edges and ignores weight_property.
+/// property (missing: weight 1; negative, infinite, NaN or non-numeric: InvalidArgument; finite
+/// weights up to DBL_MAX, and sums beyond it, still order paths) and max_depth does not bound it.
+/// all_paths always counts edges and ignores weight_property. Any max_depth is safe: traversals
+/// keep their path on the heap, and all_paths stops once no longer simple path can exist.
 struct PathOptions {
   std::optional<std::string> edge_label;
   Direction direction = Direction::both;

@@ -10,6 +10,8 @@
 #include <boost/iterator/iterator_facade.hpp>
 #include <boost/property_map/property_map.hpp>
 
+#include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "memory/view.hpp"
@@ -31,62 +33,35 @@ struct ViewEdge {
   friend bool operator==(const ViewEdge&, const ViewEdge&) = default;
 };
 
-/// Walks the same entries in the same order as for_each_adjacent: the out- and in-lists the
-/// direction selects, merged by edge id, skipping entries the filter rejects.
+/// Walks the same entries in the same order as for_each_adjacent (an AdjacencyCursor); the end
+/// iterator is an exhausted cursor.
 template <typename Graph>
 class ViewOutEdgeIterator
     : public boost::iterator_facade<ViewOutEdgeIterator<Graph>, ViewEdge, boost::forward_traversal_tag,
                                     ViewEdge> {
  public:
+  using Cursor = AdjacencyCursor<std::remove_cvref_t<decltype(*Graph::view)>>;
   ViewOutEdgeIterator() = default;
-  ViewOutEdgeIterator(const Graph* graph, Slot v, bool at_end) : graph_(graph), v_(v) {
-    if (at_end) return;  // all cursors empty
-    const Direction d = graph->filter.direction;
-    if (d != Direction::in) {
-      const auto list = graph->adjacency->out(v);
-      out_ = list.data();
-      out_end_ = out_ + list.size();
-    }
-    if (d != Direction::out) {
-      const auto list = graph->adjacency->in(v);
-      in_ = list.data();
-      in_end_ = in_ + list.size();
-    }
-    settle();
+  ViewOutEdgeIterator(const Graph* graph, Slot v, bool at_end) : v_(v) {
+    if (!at_end) cursor_.emplace(*graph->view, *graph->adjacency, v, graph->filter);
+    if (cursor_ && cursor_->done()) cursor_.reset();
   }
 
  private:
   friend class boost::iterator_core_access;
 
-  void settle() {
-    while (out_ != out_end_ && !passes(*graph_->view, *out_, graph_->filter)) ++out_;
-    while (in_ != in_end_ && !passes(*graph_->view, *in_, graph_->filter)) ++in_;
-    if (out_ == out_end_) out_ = out_end_ = nullptr;
-    if (in_ == in_end_) in_ = in_end_ = nullptr;
-  }
-  [[nodiscard]] bool out_first() const {
-    return in_ == nullptr || (out_ != nullptr && out_->edge <= in_->edge);
-  }
   void increment() {
-    if (out_first()) {
-      ++out_;
-    } else {
-      ++in_;
-    }
-    settle();
+    cursor_->next();
+    if (cursor_->done()) cursor_.reset();
   }
-  [[nodiscard]] bool equal(const ViewOutEdgeIterator& o) const { return out_ == o.out_ && in_ == o.in_; }
+  [[nodiscard]] bool equal(const ViewOutEdgeIterator& o) const { return cursor_ == o.cursor_; }
   [[nodiscard]] ViewEdge dereference() const {
-    const AdjEntry& a = out_first() ? *out_ : *in_;
+    const AdjEntry& a = cursor_->current();
     return {v_, a.other, a.edge};
   }
 
-  const Graph* graph_ = nullptr;
   Slot v_ = 0;
-  const AdjEntry* out_ = nullptr;
-  const AdjEntry* out_end_ = nullptr;
-  const AdjEntry* in_ = nullptr;
-  const AdjEntry* in_end_ = nullptr;
+  std::optional<Cursor> cursor_;  // empty at the end
 };
 
 struct BoostGraphViewTraversal : boost::incidence_graph_tag, boost::vertex_list_graph_tag {};

@@ -255,6 +255,57 @@ void for_each_adjacent(const View& g, const Adjacency& adj, Slot v, const EdgeFi
   }
 }
 
+/// The entries for_each_adjacent walks, as a resumable cursor: explicit-stack traversals keep
+/// one per open vertex instead of recursing. The lists must outlive the cursor.
+template <typename View>
+class AdjacencyCursor {
+ public:
+  template <typename Adjacency>
+  AdjacencyCursor(const View& g, const Adjacency& adj, Slot v, const EdgeFilter& f) : g_(&g), f_(&f) {
+    if (f.direction != Direction::in) {
+      const auto list = adj.out(v);
+      out_ = list.data();
+      out_end_ = out_ + list.size();
+    }
+    if (f.direction != Direction::out) {
+      const auto list = adj.in(v);
+      in_ = list.data();
+      in_end_ = in_ + list.size();
+    }
+    settle();
+  }
+  [[nodiscard]] bool done() const noexcept { return out_ == nullptr && in_ == nullptr; }
+  /// The current entry; only when !done().
+  [[nodiscard]] const AdjEntry& current() const noexcept { return out_first() ? *out_ : *in_; }
+  void next() noexcept {
+    if (out_first()) {
+      ++out_;
+    } else {
+      ++in_;
+    }
+    settle();
+  }
+  friend bool operator==(const AdjacencyCursor& a, const AdjacencyCursor& b) noexcept {
+    return a.out_ == b.out_ && a.in_ == b.in_;
+  }
+
+ private:
+  void settle() noexcept {
+    while (out_ != out_end_ && !passes(*g_, *out_, *f_)) ++out_;
+    while (in_ != in_end_ && !passes(*g_, *in_, *f_)) ++in_;
+    if (out_ == out_end_) out_ = out_end_ = nullptr;
+    if (in_ == in_end_) in_ = in_end_ = nullptr;
+  }
+  [[nodiscard]] bool out_first() const noexcept { return in_ == nullptr || (out_ != nullptr && out_->edge <= in_->edge); }
+
+  const View* g_;
+  const EdgeFilter* f_;
+  const AdjEntry* out_ = nullptr;
+  const AdjEntry* out_end_ = nullptr;
+  const AdjEntry* in_ = nullptr;
+  const AdjEntry* in_end_ = nullptr;
+};
+
 // -- prefetching ----------------------------------------------------------------------------------
 // Results and traversals visit records in an order unrelated to memory (BFS order, component
 // members); each record and its property bytes would be a cache miss in turn. Fetching them a

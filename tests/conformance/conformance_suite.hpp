@@ -40,6 +40,7 @@
 #include "conformance_fixture.hpp"
 #include "deadline_section.hpp"
 #include "index_section.hpp"
+#include "limits_section.hpp"
 #include "lookup_section.hpp"
 #include "paging_section.hpp"
 #include "transaction_section.hpp"
@@ -1367,6 +1368,9 @@ REGISTER_TYPED_TEST_SUITE_P(GraphConformance,
                             EndedTransactionsRefuseCallsAndTransactionsDoNotNest,
                             TransactCommitsReturnsAndRollsBackOnException,
                             TransactRetriesAConflictingTransaction,
-                            TransfersBetweenAccountsKeepTheSumInEveryReadAndAtTheEnd);
+                            TransfersBetweenAccountsKeepTheSumInEveryReadAndAtTheEnd,
+                            // limits (limits_section.hpp)
+                            DeepTraversalsRunOnASmallFiberStack, AllPathsStopWhenNoLongerPathCanExist,
+                            WeightedShortestPathOrdersHugeWeights);
 
 }  // namespace propgraph::conformance

@@ -1,5 +1,6 @@
 // detect_cycles.
 #include <algorithm>
+#include <cstdint>
 
 #include "memory/algorithms.hpp"
 #include "memory/scratch.hpp"
@@ -11,13 +12,19 @@ namespace {
 
 // Boost 1.74's hawick_circuits has no length bound and cannot stop at a count, so on a large
 // graph it would enumerate exponentially many circuits. This bounded search roots each cycle at
-// its smallest slot (so rotations are found once) and follows only larger slots.
+// its smallest slot (so rotations are found once) and follows only larger slots. The open path
+// is an explicit stack (vertex, next out-list position): no recursion as deep as the input.
 template <typename View, typename Adjacency>
 std::vector<Cycle> enumerate_cycles(const View& g, const Adjacency& adj, const EdgeFilter& f, const CycleOptions& options) {
   std::vector<Cycle> result;
   Marks& on_path = scratch2();
-  std::vector<Slot> vs;
-  std::vector<Slot> es;
+  struct Frame {
+    Slot vertex;
+    std::size_t next;
+  };
+  std::vector<Frame> stack;
+  std::vector<Slot> vs;  // the open path's vertices (vs[0] is the root) ...
+  std::vector<Slot> es;  // ... and edges
   DeadlineTicker ticker("detect_cycles");
   for (Slot root = 0; root < g.vertex_slots() && result.size() < options.max_cycles; ++root) {
     ticker.tick();
@@ -26,37 +33,42 @@ std::vector<Cycle> enumerate_cycles(const View& g, const Adjacency& adj, const E
     on_path.mark(root);
     vs.assign(1, root);
     es.clear();
-    auto extend = [&](auto& self, Slot v) -> void {
-      const auto out = adj.out(v);
-      for (std::size_t i = 0; i < out.size() && result.size() < options.max_cycles; ++i) {
-        const AdjEntry& a = out[i];
-        ticker.tick();
-        if (a.other < root) continue;
-        if (f.edge_label != kAnyLabel && a.label != f.edge_label) continue;
-        if (!vertex_in(g, a.other, f.vertex_label)) continue;
-        // Parallel edges to the same vertex: only the first (lowest id) one counts.
-        bool seen = std::any_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(i), [&](const AdjEntry& b) {
-          return b.other == a.other && (f.edge_label == kAnyLabel || b.label == f.edge_label);
-        });
-        if (seen) continue;
-        if (a.other == root) {
-          vs.push_back(root);
-          es.push_back(a.edge);
-          result.push_back(Cycle{make_path(g, vs.begin(), vs.end(), es.begin(), es.end())});
+    stack.assign(1, Frame{root, 0});
+    while (!stack.empty() && result.size() < options.max_cycles) {
+      ticker.tick();
+      const auto out = adj.out(stack.back().vertex);
+      if (stack.back().next >= out.size()) {
+        stack.pop_back();
+        if (!stack.empty()) {  // close a vertex other than the root
+          on_path.unmark(vs.back());
           vs.pop_back();
           es.pop_back();
-        } else if (static_cast<int>(es.size()) + 1 < options.max_depth && !on_path.marked(a.other)) {
-          on_path.mark(a.other);
-          vs.push_back(a.other);
-          es.push_back(a.edge);
-          self(self, a.other);
-          vs.pop_back();
-          es.pop_back();
-          on_path.unmark(a.other);
         }
+        continue;
       }
-    };
-    extend(extend, root);
+      const std::size_t i = stack.back().next++;
+      const AdjEntry& a = out[i];
+      if (a.other < root) continue;
+      if (f.edge_label != kAnyLabel && a.label != f.edge_label) continue;
+      if (!vertex_in(g, a.other, f.vertex_label)) continue;
+      // Parallel edges to the same vertex: only the first (lowest id) one counts.
+      bool seen = std::any_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(i), [&](const AdjEntry& b) {
+        return b.other == a.other && (f.edge_label == kAnyLabel || b.label == f.edge_label);
+      });
+      if (seen) continue;
+      if (a.other == root) {
+        vs.push_back(root);
+        es.push_back(a.edge);
+        result.push_back(Cycle{make_path(g, vs.begin(), vs.end(), es.begin(), es.end())});
+        vs.pop_back();
+        es.pop_back();
+      } else if (static_cast<std::int64_t>(es.size()) + 1 < options.max_depth && !on_path.marked(a.other)) {
+        on_path.mark(a.other);
+        vs.push_back(a.other);
+        es.push_back(a.edge);
+        stack.push_back(Frame{a.other, 0});
+      }
+    }
   }
   return result;
 }

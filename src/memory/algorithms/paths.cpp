@@ -2,6 +2,9 @@
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -35,10 +38,10 @@ double get(const WeightMap<View>& m, const ViewEdge& e) {
     throw InvalidArgument(fmt::format("edge {}e{}: weight property '{}' is {}, not a number", m.view->id_prefix(),
                                       e.edge, *m.key, to_string(v.type())));
   }
-  double w = v.as_number();
-  if (w < 0 || std::isnan(w)) {
-    throw InvalidArgument(
-        fmt::format("edge {}e{}: weight property '{}' is negative ({})", m.view->id_prefix(), e.edge, *m.key, w));
+  const double w = v.as_number();
+  if (w < 0 || !std::isfinite(w)) {
+    throw InvalidArgument(fmt::format("edge {}e{}: weight property '{}' is {} ({})", m.view->id_prefix(), e.edge,
+                                      *m.key, w < 0 ? "negative" : "not finite", w));
   }
   return w;
 }
@@ -66,7 +69,10 @@ std::optional<Path> dijkstra(const View& g, const Adjacency& adj, Slot from, Slo
   BoostGraphView<View, Adjacency> graph{&g, &adj, f};
   const std::size_t n = g.vertex_slots();
   std::vector<Slot> pred(n);
-  std::vector<double> dist(n);
+  // Distances in long double with an infinite "unreached": finite weights up to DBL_MAX and their
+  // sums along any path stay finite and ordered (no saturation into "no path").
+  using Distance = long double;
+  std::vector<Distance> dist(n);
   std::vector<Slot> pred_edge(n, kNoSlot);
   boost::typed_identity_property_map<Slot> index;
   DeadlineTicker ticker("shortest_path");
@@ -74,6 +80,10 @@ std::optional<Path> dijkstra(const View& g, const Adjacency& adj, Slot from, Slo
     boost::dijkstra_shortest_paths(graph, from,
                                    boost::predecessor_map(boost::make_iterator_property_map(pred.begin(), index))
                                        .distance_map(boost::make_iterator_property_map(dist.begin(), index))
+                                       .distance_inf(std::numeric_limits<Distance>::infinity())
+                                       .distance_zero(Distance{0})
+                                       .distance_combine(std::plus<Distance>())
+                                       .distance_compare(std::less<Distance>())
                                        .weight_map(WeightMap<View>{&g, &weight_key})
                                        .vertex_index_map(index)
                                        .visitor(DijkstraRecorder{{}, to, &pred_edge, &ticker}));
@@ -91,8 +101,10 @@ std::optional<Path> dijkstra(const View& g, const Adjacency& adj, Slot from, Slo
 }
 
 // Boost has no bounded simple-path enumeration. Iterative deepening: one depth-first pass per
-// length L = 0..max_depth emits the paths of exactly L edges, so results come shortest first
-// and enumeration stops as soon as max_paths are found.
+// length L = 1..max_depth emits the paths of exactly L edges, so results come shortest first
+// and enumeration stops as soon as max_paths are found, or when a pass finds no simple path of
+// L - 1 edges avoiding `to` (then no longer path exists either). The open path is an explicit
+// stack of cursors: no recursion as deep as the input.
 template <typename View, typename Adjacency>
 std::vector<Path> enumerate_paths(const View& g, const Adjacency& adj, Slot from, Slot to, const EdgeFilter& f,
                                   int max_depth, std::size_t max_paths) {
@@ -103,33 +115,49 @@ std::vector<Path> enumerate_paths(const View& g, const Adjacency& adj, Slot from
     return result;  // the only simple path from a vertex to itself
   }
   Marks& on_path = scratch2();
-  std::vector<Slot> vs{from};
+  std::vector<AdjacencyCursor<View>> stack;  // stack[i] extends the prefix vs[0..i]
+  std::vector<Slot> vs;
   std::vector<Slot> es;
   DeadlineTicker ticker("all_paths");
-  for (int length = 1; length <= max_depth && result.size() < max_paths; ++length) {
+  bool prefix_reached = true;  // some simple path of length - 1 edges avoids `to`
+  for (std::int64_t length = 1; length <= max_depth && prefix_reached && result.size() < max_paths; ++length) {
+    prefix_reached = length == 1;
     on_path.reset(g.vertex_slots());
     on_path.mark(from);
-    // Recursive lambda: depth is bounded by max_depth.
-    auto extend = [&](auto& self, Slot v) -> void {
-      for_each_adjacent(g, adj, v, f, [&](const AdjEntry& a) {
-        ticker.tick();
-        if (result.size() >= max_paths || on_path.marked(a.other)) return;
-        const bool last = static_cast<int>(es.size()) + 1 == length;
-        if (last ? a.other != to : a.other == to) return;  // `to` ends the path, exactly at length
+    vs.assign(1, from);
+    es.clear();
+    stack.assign(1, AdjacencyCursor<View>(g, adj, from, f));
+    while (!stack.empty() && result.size() < max_paths) {
+      ticker.tick();
+      AdjacencyCursor<View>& top = stack.back();
+      if (top.done()) {
+        stack.pop_back();
+        if (!stack.empty()) {
+          on_path.unmark(vs.back());
+          vs.pop_back();
+          es.pop_back();
+        }
+        continue;
+      }
+      const AdjEntry a = top.current();
+      top.next();
+      if (on_path.marked(a.other)) continue;
+      const bool last = static_cast<std::int64_t>(es.size()) + 1 == length;
+      if (last ? a.other != to : a.other == to) continue;  // `to` ends the path, exactly at length
+      if (last) {
         vs.push_back(a.other);
         es.push_back(a.edge);
-        if (last) {
-          result.push_back(make_path(g, vs.begin(), vs.end(), es.begin(), es.end()));
-        } else {
-          on_path.mark(a.other);
-          self(self, a.other);
-          on_path.unmark(a.other);
-        }
+        result.push_back(make_path(g, vs.begin(), vs.end(), es.begin(), es.end()));
         vs.pop_back();
         es.pop_back();
-      });
-    };
-    extend(extend, from);
+        continue;
+      }
+      on_path.mark(a.other);
+      vs.push_back(a.other);
+      es.push_back(a.edge);
+      if (static_cast<std::int64_t>(es.size()) + 1 == length) prefix_reached = true;
+      stack.emplace_back(g, adj, a.other, f);
+    }
   }
   return result;
 }

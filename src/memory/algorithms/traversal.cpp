@@ -54,7 +54,8 @@ std::vector<Visit> bfs(const View& g, Slot start, const TraversalOptions& option
 
 // Hand-written rather than boost::depth_first_visit: max_depth and max_vertices need pruning
 // that Boost's visitors can only express by throwing. Pre-order matches the recursive
-// definition: a vertex is visited when first reached along edge-id order.
+// definition (a vertex is visited when first reached along edge-id order), but the path is an
+// explicit stack of cursors: the input decides the depth, not the thread's or fiber's stack.
 template <typename View, typename Adjacency>
 std::vector<Visit> depth_first(const View& g, const Adjacency& adj, Slot start, const EdgeFilter& f, int max_depth,
                                std::size_t max_vertices) {
@@ -67,20 +68,31 @@ std::vector<Visit> depth_first(const View& g, const Adjacency& adj, Slot start, 
     m.mark(v);
     emplace_visit(g, result, v, depth, parent);
   };
+  struct Frame {
+    Slot vertex;
+    int depth;
+    AdjacencyCursor<View> cursor;
+  };
+  std::vector<Frame> path;
   std::uint64_t scanned = 0;
   DeadlineTicker ticker("dfs");
-  auto walk = [&](auto& self, Slot v, int depth) -> void {
-    ticker.tick();
-    if (depth >= max_depth) return;
-    for_each_adjacent(g, adj, v, f, [&](const AdjEntry& a) {
-      ++scanned;
-      if (result.size() >= max_vertices || m.marked(a.other)) return;
-      visit(a.other, depth + 1, v);
-      self(self, a.other, depth + 1);
-    });
-  };
   visit(start, 0, kNoSlot);
-  walk(walk, start, 0);
+  if (max_depth > 0) path.push_back({start, 0, AdjacencyCursor<View>(g, adj, start, f)});
+  while (!path.empty() && result.size() < max_vertices) {
+    ticker.tick();
+    Frame& top = path.back();
+    if (top.cursor.done()) {
+      path.pop_back();
+      continue;
+    }
+    const AdjEntry a = top.cursor.current();
+    top.cursor.next();
+    ++scanned;
+    if (m.marked(a.other)) continue;
+    const int depth = top.depth + 1;
+    visit(a.other, depth, top.vertex);
+    if (depth < max_depth) path.push_back({a.other, depth, AdjacencyCursor<View>(g, adj, a.other, f)});
+  }
   g.note_work(adj, scanned);
   return result;
 }
