@@ -667,11 +667,11 @@ class Table {
     }
     if (s_.runs("lookups")) {
       progress(c, "lookups");
-      lookups(c, propgraph);
+      lookups(c, list, propgraph);
     }
   }
 
-  void lookups(const Case& c, PropgraphContender& propgraph) {
+  void lookups(const Case& c, const generate::EdgeList& list, PropgraphContender& propgraph) {
     MemoryGraph& g = propgraph.graph();
     const auto& ids = propgraph.ids();
     std::mt19937_64 random(s_.seed);
@@ -706,8 +706,63 @@ class Table {
     fmt::print("  point lookups ({} random vertices per run): find_vertex_by_id {:.0f} ns, find_vertices_by_label(name) "
                "indexed {:.0f} ns, unindexed {:.0f} ns\n",
                s_.lookups, by_id.median() * 1e9, indexed.median() * 1e9, unindexed.median() * 1e9);
-    const std::array<std::pair<std::string_view, const Timing*>, 3> rows{
-        {{"find_vertex_by_id", &by_id}, {"find_vertices_by_label_indexed", &indexed}, {"find_vertices_by_label_unindexed", &unindexed}}};
+
+    // The service calls: label-free lookups, incident edges, pages.
+    const Timing label_free = per_op(requests.size(), [&] {
+      for (const auto& id : requests) found += g.find_vertex(id).has_value();
+    });
+    // incident_edges of vertices whose degree (in + out) is the median one.
+    std::vector<std::uint32_t> degree(c.vertices, 0);
+    for (const auto& [from, to] : list.edges) ++degree[from], ++degree[to];
+    std::vector<std::uint32_t> sorted = degree;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+    const std::uint32_t median_degree = sorted[sorted.size() / 2];
+    std::vector<ElementId> typical;
+    for (std::uint32_t v = 0; v < c.vertices && typical.size() < 10'000; ++v) {
+      if (degree[v] == median_degree) typical.push_back(ids[v]);
+    }
+    const Timing incident = per_op(typical.size(), [&] {
+      for (const auto& id : typical) found += g.incident_edges(id).size();
+    });
+    // A page of 100 persons of one age (a sixtieth of them), starting after a random person.
+    const Properties age{{"age", std::int64_t{30}}};
+    std::vector<ElementId> afters;
+    for (std::size_t i = 0; i < 100; ++i) afters.push_back(requests[i % requests.size()]);
+    auto page_of_100 = [&] {
+      for (const auto& after : afters) found += g.find_vertices_by_label("Person", age, {.limit = 100, .after = after}).size();
+    };
+    const Timing page_unindexed = per_op(afters.size(), page_of_100);
+    g.create_index("Person", "age");
+    const Timing page_indexed = per_op(afters.size(), page_of_100);
+    // 100 single find_vertex calls, the yardstick for a page of 100.
+    const double hundred_lookups = label_free.median() * 100;
+    // All persons in pages of 1000 against one unpaged call.
+    const Timing unpaged = per_op(1, [&] { found += g.find_vertices_by_label("Person").size(); });
+    const Timing paged = per_op(1, [&] {
+      Page page{.limit = 1000};
+      for (;;) {
+        const auto batch = g.find_vertices_by_label("Person", {}, page);
+        found += batch.size();
+        if (batch.size() < page.limit) break;
+        page.after = batch.back().id;
+      }
+    });
+    fmt::print("  service calls: find_vertex {:.0f} ns; incident_edges of a median-degree ({}) vertex {:.0f} ns; "
+               "a page of 100 of one age {:.1f} us indexed, {:.1f} us unindexed (100 find_vertex: {:.1f} us); "
+               "all persons in pages of 1000 {:.1f} ms vs one call {:.1f} ms ({:.2f}x)\n",
+               label_free.median() * 1e9, median_degree, incident.median() * 1e9, page_indexed.median() * 1e6,
+               page_unindexed.median() * 1e6, hundred_lookups * 1e6, paged.median() * 1e3, unpaged.median() * 1e3,
+               paged.median() / unpaged.median());
+    const std::array<std::pair<std::string_view, const Timing*>, 9> rows{
+        {{"find_vertex_by_id", &by_id},
+         {"find_vertices_by_label_indexed", &indexed},
+         {"find_vertices_by_label_unindexed", &unindexed},
+         {"find_vertex", &label_free},
+         {"incident_edges_median_degree", &incident},
+         {"page_of_100_indexed", &page_indexed},
+         {"page_of_100_unindexed", &page_unindexed},
+         {"all_in_pages_of_1000", &paged},
+         {"all_unpaged", &unpaged}}};
     for (const auto& [name, timing] : rows) {
       begin_row(json_, c, "lookups", name).field("contender", "propgraph").field("unit", "s/op").field("median", timing->median());
       samples(json_, "samples", timing->thread);
@@ -717,6 +772,12 @@ class Table {
       targets_.push_back({fmt::format("{} {}: find_vertex_by_id, ns", c.generator, c.vertices), by_id.median() * 1e9, 150.0, false});
       targets_.push_back({fmt::format("{} {}: indexed find_vertices_by_label, ns", c.generator, c.vertices),
                           indexed.median() * 1e9, 300.0, false});
+      targets_.push_back({fmt::format("{} {}: page of 100 (indexed) / 100 find_vertex", c.generator, c.vertices),
+                          page_indexed.median() / hundred_lookups, 2.0, false});
+      targets_.push_back({fmt::format("{} {}: incident_edges of a degree-{} vertex, ns", c.generator, c.vertices, median_degree),
+                          incident.median() * 1e9, 2000.0, false});
+      targets_.push_back({fmt::format("{} {}: pages of 1000 / one unpaged call", c.generator, c.vertices),
+                          paged.median() / unpaged.median(), 1.5, false});
     }
   }
 

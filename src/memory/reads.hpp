@@ -99,6 +99,8 @@ std::vector<Edge> incident_edges(const View& g, const ElementId& vertex, const E
     auto o = start(out);
     auto i = start(in);
     std::vector<Edge> result;
+    const auto listed = static_cast<std::size_t>((out.end() - o) + (in.end() - i));
+    result.reserve(query.page.limit == 0 ? listed : std::min(listed, query.page.limit));
     while (o != out.end() || i != in.end()) {
       Slot e;
       if (i == in.end() || (o != out.end() && o->edge < i->edge)) {
