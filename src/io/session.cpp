@@ -294,8 +294,12 @@ ImportReport ImportSession::commit(GraphOperations& graph) {
 void ImportSession::write(GraphOperations& graph) {
   vertex_label_used_.assign(labels_.size(), false);
   edge_label_used_.assign(labels_.size(), false);
-  // Records go to the backend in bulk batches (each all or nothing); a failed batch undoes the
-  // batches before it by deleting their vertices, which takes every edge created here along.
+  // The records go to the backend in bulk batches inside one transaction, so other callers see
+  // the import whole or not at all, and a failure rolls everything back. Into a transaction the
+  // caller holds (transactions do not nest), a failed batch is undone by deleting the vertices
+  // created before it, which takes every edge created here along.
+  std::unique_ptr<Transaction> own;
+  const bool in_callers_transaction = dynamic_cast<Transaction*>(&graph) != nullptr;
   constexpr std::size_t kBatch = std::size_t{1} << 14;
   std::vector<ElementId> created(vertices_.size());
   std::vector<std::uint32_t> order;  // staged indexes of the vertices created, in creation order
@@ -305,9 +309,9 @@ void ImportSession::write(GraphOperations& graph) {
   std::vector<std::uint32_t> batch_index;  // staged indexes of the records in the open batch
   vertex_batch.reserve(std::min(kBatch, vertices_.size()));
   bool in_edges = false;
-  auto flush_vertices = [&] {
+  auto flush_vertices = [&](GraphOperations& target) {
     if (vertex_batch.empty()) return;
-    auto ids = graph.create_vertices(vertex_batch);
+    auto ids = target.create_vertices(vertex_batch);
     for (std::size_t k = 0; k < ids.size(); ++k) {
       created[batch_index[k]] = std::move(ids[k]);
       order.push_back(batch_index[k]);
@@ -316,22 +320,24 @@ void ImportSession::write(GraphOperations& graph) {
     vertex_batch.clear();
     batch_index.clear();
   };
-  auto flush_edges = [&] {
+  auto flush_edges = [&](GraphOperations& target) {
     if (edge_batch.empty()) return;
-    graph.create_edges(edge_batch);
+    target.create_edges(edge_batch);
     edges_created_ += edge_batch.size();
     for (auto i : batch_index) edge_label_used_[edges_[i].label] = true;
     edge_batch.clear();
     batch_index.clear();
   };
   try {
+    if (!in_callers_transaction) own = graph.begin();
+    GraphOperations& target = own ? static_cast<GraphOperations&>(*own) : graph;
     for (std::uint32_t i = 0; i < vertices_.size(); ++i) {
       if (vertices_[i].skip) continue;
       vertex_batch.push_back(NewVertex{labels_[vertices_[i].label], vertices_[i].properties});
       batch_index.push_back(i);
-      if (vertex_batch.size() == kBatch) flush_vertices();
+      if (vertex_batch.size() == kBatch) flush_vertices(target);
     }
-    flush_vertices();
+    flush_vertices(target);
     in_edges = true;
     edge_batch.reserve(std::min(kBatch, edges_.size()));
     for (std::uint32_t i = 0; i < edges_.size(); ++i) {
@@ -339,10 +345,78 @@ void ImportSession::write(GraphOperations& graph) {
       if (e.from_vertex == kNone) continue;  // skipped under skip_edge
       edge_batch.push_back(NewEdge{created[e.from_vertex], created[e.to_vertex], labels_[e.label], e.properties});
       batch_index.push_back(i);
-      if (edge_batch.size() == kBatch) flush_edges();
+      if (edge_batch.size() == kBatch) flush_edges(target);
     }
-    flush_edges();
+    flush_edges(target);
+    if (own) own->commit();
   } catch (const std::exception& failure) {
+    report_write_failure(graph, own.get(), failure, in_edges, created, order, batch_index);
+  }
+  vertices_created_ = order.size();
+}
+
+void ImportSession::report_write_failure(GraphOperations& graph, Transaction* own, const std::exception& failure,
+                                         bool in_edges, const std::vector<ElementId>& created,
+                                         std::vector<std::uint32_t>& order,
+                                         const std::vector<std::uint32_t>& batch_index) {
+  std::string message;
+  Location at;
+  std::string element;
+  auto point_at = [&](std::uint32_t i) {
+    if (in_edges) {
+      at = edges_[i].at();
+      element = describe_edge(edges_[i].from, edges_[i].to);
+    } else {
+      at = vertices_[i].at();
+      element = describe_vertex(vertices_[i].id);
+    }
+  };
+  // Only errors about the records themselves are worth locating; a timeout or a lost connection
+  // would fail every single write as well.
+  auto about_records = [](const std::exception& e) {
+    return dynamic_cast<const AlreadyExists*>(&e) != nullptr || dynamic_cast<const InvalidArgument*>(&e) != nullptr ||
+           dynamic_cast<const NotFound*>(&e) != nullptr || dynamic_cast<const QueryError*>(&e) != nullptr;
+  };
+  bool located = false;
+  if (own != nullptr && own->is_open() && !batch_index.empty() && about_records(failure)) {
+    // A batch fails as a whole; inside the transaction its records can be written one by one to
+    // find the one the graph rejects (its error then reads as for a single write).
+    try {
+      for (auto i : batch_index) {
+        try {
+          if (in_edges) {
+            const auto& e = edges_[i];
+            (void)own->create_edge(created[e.from_vertex], created[e.to_vertex], labels_[e.label], e.properties);
+          } else {
+            (void)own->create_vertex(labels_[vertices_[i].label], vertices_[i].properties);
+          }
+        } catch (const Error& single) {
+          if (!about_records(single)) throw;
+          point_at(i);
+          message = fmt::format("the graph rejected this {}: {}", in_edges ? "edge" : "vertex", single.what());
+          located = true;
+          break;
+        }
+      }
+    } catch (const std::exception&) {
+      // The transaction itself failed (connection lost, timeout): report the batch.
+    }
+  }
+  if (!located) {
+    if (!batch_index.empty()) point_at(batch_index.front());
+    message = batch_index.empty()
+                  ? fmt::format("the graph failed the import: {}", failure.what())
+                  : fmt::format("the graph rejected the batch of {} records starting here: {}", batch_index.size(),
+                                failure.what());
+  }
+  if (own != nullptr) {
+    try {
+      if (own->is_open()) own->rollback();
+      message += "; nothing was written";
+    } catch (const std::exception& e) {
+      message += fmt::format("; rolling back failed ({}): the graph may hold part of the import", e.what());
+    }
+  } else {
     std::size_t undone = 0;
     std::string rollback_error;
     for (std::size_t k = order.size(); k-- > 0;) {
@@ -352,29 +426,14 @@ void ImportSession::write(GraphOperations& graph) {
         if (rollback_error.empty()) rollback_error = e.what();
       }
     }
-    // The batch failed as a whole: point at its first record.
-    Location at;
-    std::string element;
-    if (in_edges) {
-      const auto& first = edges_[batch_index.front()];
-      at = first.at();
-      element = describe_edge(first.from, first.to);
-    } else {
-      const auto& first = vertices_[batch_index.front()];
-      at = first.at();
-      element = describe_vertex(first.id);
-    }
-    std::string message = fmt::format("the graph rejected the batch of {} records starting here: {}; ",
-                                      batch_index.size(), failure.what());
     message += rollback_error.empty()
-                   ? fmt::format("the {} vertices created so far were deleted again", undone)
-                   : fmt::format("rolling back failed ({}): the graph may hold part of the import",
-                                 rollback_error);
-    edges_created_ = 0;
-    error(at, std::move(element), "", std::move(message));
-    fail();
+                   ? fmt::format("; the {} vertices created so far were deleted again", undone)
+                   : fmt::format("; rolling back failed ({}): the graph may hold part of the import", rollback_error);
   }
-  vertices_created_ = order.size();
+  order.clear();
+  edges_created_ = 0;
+  error(at, std::move(element), "", std::move(message));
+  fail();
 }
 
 ImportReport ImportSession::finish() {

@@ -162,6 +162,12 @@ class ImportSession {
   void index_vertices();
   void resolve_endpoints();
   void write(GraphOperations& graph);
+  /// Records a failed write (locating the rejected record when `own` is the import's open
+  /// transaction), rolls back or undoes what was written, and fails the import.
+  [[noreturn]] void report_write_failure(GraphOperations& graph, Transaction* own, const std::exception& failure,
+                                         bool in_edges, const std::vector<ElementId>& created,
+                                         std::vector<std::uint32_t>& order,
+                                         const std::vector<std::uint32_t>& batch_index);
   [[nodiscard]] std::string where(Location at);
   [[nodiscard]] ImportReport finish();
   [[noreturn]] void fail();

@@ -215,22 +215,71 @@ TEST(Import, BackendFailureRollsBack) {
   auto keep = inner.create_vertex("Person", {{"name", "Keep"}});
   inner.create_edge(keep.id, keep.id, "KNOWS");
   const Snapshot before = snapshot(inner);
-  FailingGraph failing(inner, 3);  // the third edge fails
+  FailingGraph failing(inner, 3);  // the edge batch fails, and so does the third single edge
   try {
     import_csv(failing, dir / "v.csv", dir / "e.csv");
     FAIL();
   } catch (const ImportFailed& e) {
     const Problem& p = first_error(e.report());
-    // Edges go to the backend as one batch, which fails as a whole: the problem points at the
-    // batch's first record.
-    EXPECT_NE(p.message.find("the graph rejected the batch of 3 records starting here: injected failure"),
-              std::string::npos)
-        << p.message;
-    EXPECT_NE(p.message.find("3 vertices created so far were deleted"), std::string::npos) << p.message;
-    EXPECT_EQ(p.line, 2u);
+    // The batch failed as a whole; written one by one inside the import's transaction, the third
+    // edge (line 4) is the one the graph rejects.
+    EXPECT_NE(p.message.find("the graph rejected this edge: injected failure"), std::string::npos) << p.message;
+    EXPECT_NE(p.message.find("nothing was written"), std::string::npos) << p.message;
+    EXPECT_EQ(p.line, 4u);
     EXPECT_EQ(e.report().vertices_created, 0u);
   }
   EXPECT_EQ(snapshot(inner), before);
+}
+
+TEST(Import, UniqueViolationPointsAtTheRecordAndWritesNothing) {
+  TempDir dir;
+  write_file(dir / "v.csv", kPeople + "c,Person,Alice,41\n");  // a second Alice
+  write_file(dir / "e.csv", ":START_ID,:END_ID,:TYPE\na,b,KNOWS\n");
+  MemoryGraph g;
+  ASSERT_TRUE(g.create_index("Person", "name", {.unique = true}));
+  const Snapshot before = snapshot(g);
+  try {
+    import_csv(g, dir / "v.csv", dir / "e.csv");
+    FAIL();
+  } catch (const ImportFailed& e) {
+    const Problem& p = first_error(e.report());
+    EXPECT_EQ(p.line, 4u) << p.message;
+    EXPECT_NE(p.message.find("the graph rejected this vertex: unique index on Person.name"), std::string::npos)
+        << p.message;
+    EXPECT_NE(p.message.find("nothing was written"), std::string::npos) << p.message;
+  }
+  EXPECT_EQ(snapshot(g), before);
+}
+
+TEST(Import, IntoTheCallersTransactionIsVisibleOnlyAfterCommit) {
+  TempDir dir;
+  write_file(dir / "v.csv", kPeople);
+  write_file(dir / "e.csv", ":START_ID,:END_ID,:TYPE\na,b,KNOWS\n");
+  MemoryGraph g;
+  auto tx = g.begin();
+  const auto report = import_csv(*tx, dir / "v.csv", dir / "e.csv");
+  EXPECT_EQ(report.vertices_created, 2u);
+  EXPECT_EQ(tx->count_vertices(), 2);
+  EXPECT_EQ(g.count_vertices(), 0);
+  tx->commit();
+  EXPECT_EQ(g.count_vertices(), 2);
+  EXPECT_EQ(g.count_edges(), 1);
+}
+
+TEST(Import, FailedImportIntoTheCallersTransactionUndoesItsPartOnly) {
+  TempDir dir;
+  write_file(dir / "v.csv", kPeople);
+  write_file(dir / "e.csv", ":START_ID,:END_ID,:TYPE\na,b,KNOWS\n");
+  MemoryGraph inner;
+  FailingGraph failing(inner, 1);
+  auto tx = failing.begin();
+  const auto mine = tx->create_vertex("Person", {{"name", "Mine"}});
+  EXPECT_THROW(import_csv(*tx, dir / "v.csv", dir / "e.csv"), ImportFailed);
+  // The import's vertices were deleted again inside the transaction; the caller's write stays.
+  EXPECT_EQ(tx->count_vertices(), 1);
+  EXPECT_TRUE(tx->find_vertex(mine.id));
+  tx->commit();
+  EXPECT_EQ(inner.count_vertices(), 1);
 }
 
 TEST(Import, StreamsNameTheirSource) {

@@ -78,12 +78,15 @@ class FailingGraph final : public GraphDecorator {
     if (alter_found_vertices) alter_found_vertices(found);
     return found;
   }
-  Edge create_edge(const ElementId& from, const ElementId& to, std::string_view label, const Properties& p) override {
-    if (++edges_ == fail_on_edge_) throw QueryError("injected failure");
-    return GraphDecorator::create_edge(from, to, label, p);
-  }
-  std::vector<ElementId> create_edges(std::span<const NewEdge> edges) override {
-    return GraphOperations::create_edges(edges);  // the default: one create_edge per edge
+
+ protected:
+  /// With fail_on_edge = n: every bulk create_edges fails (a batch fails as a whole), and so does
+  /// the n-th single create_edge; also inside the graph's transactions.
+  void around(Operation op, CallRef call) override {
+    if (fail_on_edge_ > 0 && (op == Operation::create_edges || (op == Operation::create_edge && ++edges_ == fail_on_edge_))) {
+      throw QueryError("injected failure");
+    }
+    call();
   }
 
  private:

@@ -25,6 +25,12 @@ enum class MissingEndpointPolicy {
 ///
 /// Ids in a file are external ids: they only link the file's edges to its vertices. The graph
 /// issues fresh ids for everything created; `keep_external_id_as` stores the file id too.
+///
+/// Every import parses its input whole, then writes it in bulk batches inside one transaction
+/// of the graph (graph.begin()): other callers see all of it at commit or nothing, and a record
+/// the graph rejects (a unique index, a text rule) is reported at its file, line and column.
+/// Given an open Transaction as the graph, the import writes into it (transactions do not nest)
+/// and, on failure, deletes what it created there, leaving the caller's own writes.
 struct ImportOptions {
   DuplicatePolicy on_duplicate_vertex = DuplicatePolicy::fail;
   MissingEndpointPolicy on_missing_endpoint = MissingEndpointPolicy::fail;
