@@ -241,6 +241,8 @@ class TxView {
   [[nodiscard]] std::uint64_t full_pass() const noexcept { return 0; }
   void prefetch_vertex(Slot) const noexcept {}
   void prefetch_payload(Slot) const noexcept {}
+  void prefetch_edge(Slot) const noexcept {}
+  void prefetch_edge_payload(Slot) const noexcept {}
   template <typename Adjacency>
   static constexpr bool lists_in_records = false;
 

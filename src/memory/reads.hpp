@@ -98,25 +98,25 @@ std::vector<Edge> incident_edges(const View& g, const ElementId& vertex, const E
     };
     auto o = start(out);
     auto i = start(in);
-    std::vector<Edge> result;
+    std::vector<Slot> slots;  // first the edges, then their records (prefetched)
     const auto listed = static_cast<std::size_t>((out.end() - o) + (in.end() - i));
-    result.reserve(query.page.limit == 0 ? listed : std::min(listed, query.page.limit));
+    slots.reserve(query.page.limit == 0 ? listed : std::min(listed, query.page.limit));
     while (o != out.end() || i != in.end()) {
-      Slot e;
+      const AdjEntry* a;
       if (i == in.end() || (o != out.end() && o->edge < i->edge)) {
-        e = (o++)->edge;
+        a = &*o++;
       } else if (o == out.end() || i->edge < o->edge) {
-        e = (i++)->edge;
+        a = &*i++;
       } else {
-        e = o->edge;  // in both lists: a self-loop
+        a = &*o;  // in both lists: a self-loop
         ++o;
         ++i;
       }
-      if (l != kAnyLabel && g.edge_label(e) != l) continue;
-      result.push_back(make_edge(g, e));
-      if (result.size() == query.page.limit) break;
+      if (l != kAnyLabel && a->label != l) continue;  // the list carries the label
+      slots.push_back(a->edge);
+      if (slots.size() == query.page.limit) break;
     }
-    return result;
+    return make_edges(g, slots.data(), slots.size());
   });
 }
 
