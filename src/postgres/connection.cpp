@@ -36,7 +36,8 @@ ServerError server_error(const PGresult* res) {
   std::string message = fmt::format("PostgreSQL error {}: {}", state, field(PG_DIAG_MESSAGE_PRIMARY));
   if (auto detail = field(PG_DIAG_MESSAGE_DETAIL); !detail.empty()) message += fmt::format(" ({})", detail);
   if (state.empty()) message = fmt::format("PostgreSQL error: {}", trimmed(PQresultErrorMessage(res)));
-  return ServerError(message, std::string(state));
+  return ServerError(message, std::string(state), std::string(field(PG_DIAG_CONSTRAINT_NAME)),
+                     std::string(field(PG_DIAG_CONTEXT)));
 }
 
 }  // namespace

@@ -12,21 +12,30 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "postgres/socket_wait.hpp"
 #include "propgraph/errors.hpp"
 
 namespace propgraph::postgres_detail {
 
-/// A server-reported error: QueryError plus the SQLSTATE code (e.g. "23503").
+/// A server-reported error: QueryError plus the SQLSTATE code (e.g. "23503") and the fields
+/// that locate it.
 class ServerError : public QueryError {
  public:
-  ServerError(const std::string& message, std::string sqlstate)
-      : QueryError(message), sqlstate_(std::move(sqlstate)) {}
+  ServerError(const std::string& message, std::string sqlstate, std::string constraint = {}, std::string context = {})
+      : QueryError(message), sqlstate_(std::move(sqlstate)), constraint_(std::move(constraint)),
+        context_(std::move(context)) {}
   [[nodiscard]] const std::string& sqlstate() const noexcept { return sqlstate_; }
+  /// The violated constraint or index, for integrity errors (class 23).
+  [[nodiscard]] const std::string& constraint() const noexcept { return constraint_; }
+  /// Where the server was, e.g. "COPY vertices, line 3".
+  [[nodiscard]] const std::string& context() const noexcept { return context_; }
 
  private:
   std::string sqlstate_;
+  std::string constraint_;
+  std::string context_;
 };
 
 /// Owns a PGresult.
@@ -56,6 +65,30 @@ class Result {
 /// A query parameter: NUL-terminated text the caller keeps alive during exec(); nullptr is
 /// SQL NULL. Types come from casts in the SQL ($1::bigint).
 using Param = const char*;
+
+/// Owns the text of a statement's parameters: `ParamList p; p.text(label).null();`, then
+/// `c.exec(sql, p.view())`. view() stays valid until the next change.
+class ParamList {
+ public:
+  ParamList& text(std::string value) {
+    values_.emplace_back(std::move(value));
+    return *this;
+  }
+  ParamList& null() {
+    values_.emplace_back(std::nullopt);
+    return *this;
+  }
+  ParamList& integer(std::int64_t value) { return text(std::to_string(value)); }
+  [[nodiscard]] std::span<const Param> view() {
+    pointers_.clear();
+    for (const auto& v : values_) pointers_.push_back(v ? v->c_str() : nullptr);
+    return pointers_;
+  }
+
+ private:
+  std::vector<std::optional<std::string>> values_;
+  std::vector<Param> pointers_;
+};
 
 class Connection {
  public:

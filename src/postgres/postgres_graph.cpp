@@ -2,14 +2,19 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <initializer_list>
+#include <limits>
 
 #include <fmt/format.h>
 
 #include "postgres/connection_pool.hpp"
+#include "postgres/ids.hpp"
+#include "postgres/index_catalog.hpp"
 #include "postgres/json_codec.hpp"
 #include "postgres/statements.hpp"
 #include "postgres/subgraph.hpp"
+#include "propgraph/fmt.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 
 namespace propgraph {
@@ -26,6 +31,9 @@ constexpr int kMaxCteDepth = 10;
 const std::string kBegin = "BEGIN";
 const std::string kCommit = "COMMIT";
 const std::string kRollback = "ROLLBACK";
+
+/// SQLSTATE of a unique violation.
+constexpr std::string_view kUniqueViolation = "23505";
 
 Properties without_nulls(const Properties& props) {
   const bool any_null = std::any_of(props.begin(), props.end(), [](const auto& e) { return e.second.is_null(); });
@@ -54,39 +62,15 @@ std::string text_array(const std::vector<std::string_view>& items) {
   return out;
 }
 
-/// A property filter as statement parameters.
+/// A property filter as statement parameters (GraphSql::scan).
 struct Filter {
   FilterShape shape = FilterShape::none;
   std::string contained = "{}";  // jsonb every match contains (the non-null entries)
   std::string absent = "{}";     // text[] of keys a match must not have (the null entries)
   bool matches_nothing = false;
+  std::optional<IndexedKey> indexed;  // an index on one of the filter's keys
+  std::string indexed_value;          // that key's value as jsonb
 };
-
-Filter make_filter(const Properties& filter) {
-  Filter f;
-  if (filter.empty()) return f;
-  Properties present;
-  std::vector<std::string_view> absent;
-  bool lists = false;
-  for (const auto& [key, value] : filter) {
-    if (value.is_null()) {
-      // No stored key holds a NUL character: such a key is always absent.
-      if (key.find('\0') == std::string::npos) absent.push_back(key);
-    } else {
-      if (contains_nan(value)) f.matches_nothing = true;  // NaN equals nothing
-      lists = lists || value.is_list();
-      present.set(key, value);
-    }
-  }
-  try {
-    f.contained = encode_properties(present);
-  } catch (const InvalidArgument&) {
-    f.matches_nothing = true;  // a NUL character: no stored key or value holds one
-  }
-  f.absent = text_array(absent);
-  f.shape = lists ? FilterShape::with_lists : FilterShape::scalars;
-  return f;
-}
 
 /// A merge patch: the entries to set (jsonb) and the keys to remove (text[]).
 struct Patch {
@@ -103,16 +87,17 @@ Patch make_patch(const Properties& properties) {
   return Patch{encode_properties(properties), text_array(removed)};
 }
 
-/// Server-side data errors caused by the caller's values (e.g. invalid UTF-8) are argument
-/// errors; other errors pass through.
-template <typename F>
-auto classify_write_errors(F&& body) {
-  try {
-    return body();
-  } catch (const ServerError& e) {
-    if (e.sqlstate().starts_with("22")) throw InvalidArgument(e.what());
-    throw;
-  }
+/// A page as statement parameters: after (a row id) and limit (NULL: no limit).
+struct PageArgs {
+  std::string after = "0";
+  std::optional<std::string> limit;
+  bool empty = false;  // no id can sort after page.after
+};
+
+std::string decimal(std::int64_t n) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
+  return std::string(buf, end);
 }
 
 template <typename F>
@@ -134,10 +119,23 @@ auto in_transaction(Connection& c, F&& body) {
   }
 }
 
-std::string decimal(std::int64_t n) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, n);
-  return std::string(buf, end);
+/// An optional label filter as a parameter: an invalid label (it may hold a NUL character,
+/// which a parameter cannot carry) becomes "", which no element has.
+std::optional<std::string> label_filter(const std::optional<std::string>& label) {
+  if (!label || is_valid_label(*label)) return label;
+  return std::string();
+}
+
+/// The elements of an ascending-id result that `page` selects.
+template <typename T>
+std::vector<T> paged(std::vector<T> all, const Page& page) {
+  auto first = all.begin();
+  if (page.after) {
+    first = std::partition_point(all.begin(), all.end(), [&](const T& e) { return !(*page.after < e.id); });
+  }
+  auto last = all.end();
+  if (page.limit != 0 && static_cast<std::size_t>(last - first) > page.limit) last = first + static_cast<std::ptrdiff_t>(page.limit);
+  return std::vector<T>(std::make_move_iterator(first), std::make_move_iterator(last));
 }
 
 }  // namespace
@@ -147,8 +145,9 @@ struct PostgresGraph::Impl {
   CatalogSql catalog;
   ConnectionPool pool;
   std::string schema;  // the bound graph's schema (unquoted)
-  std::string prefix;  // element id prefix, "pg<graph number>:"
+  std::unique_ptr<IdCodec> ids;
   std::unique_ptr<GraphSql> sql;
+  IndexCatalog index_catalog;
 
   explicit Impl(PostgresOptions opts)
       : options(validated(std::move(opts))),
@@ -169,8 +168,11 @@ struct PostgresGraph::Impl {
     if (!number) number = graph_number(*c, options.graph);  // created concurrently elsewhere
     if (!number) throw QueryError(fmt::format("graph '{}' vanished while being opened", options.graph));
     schema = catalog.graph_schema(*number);
-    prefix = fmt::format("pg{}:", *number);
+    ids = std::make_unique<IdCodec>(fmt::format("pg{}:", *number));
     sql = std::make_unique<GraphSql>(schema);
+    // Graphs created before property indexes existed get their (empty) index catalog now.
+    if (!c->exec(sql->index_catalog_exists, {}, false).boolean(0, 0)) c->exec(sql->create_index_catalog, {}, false);
+    load_indexes(*c);
   }
 
   static PostgresOptions validated(PostgresOptions o) {
@@ -185,9 +187,12 @@ struct PostgresGraph::Impl {
 
   // -- plumbing ----------------------------------------------------------------------------
 
-  Result run(const std::string& statement, std::initializer_list<Param> params) {
+  Result run(const std::string& statement, std::span<const Param> params) {
     auto c = pool.acquire();
-    return c->exec(statement, std::span<const Param>(params.begin(), params.size()));
+    return c->exec(statement, params);
+  }
+  Result run(const std::string& statement, std::initializer_list<Param> params) {
+    return run(statement, std::span<const Param>(params.begin(), params.size()));
   }
 
   void lock_catalog(Connection& c) {
@@ -215,35 +220,152 @@ struct PostgresGraph::Impl {
     });
   }
 
-  // -- ids ---------------------------------------------------------------------------------
+  // -- indexes -----------------------------------------------------------------------------
 
-  [[nodiscard]] ElementId make_id(char kind, std::string_view digits) const {
-    std::string s;
-    s.reserve(prefix.size() + 1 + digits.size());
-    s += prefix;
-    s.push_back(kind);
-    s += digits;
-    return ElementId(std::move(s));
+  /// Reads the index catalog into the cache; returns what it read.
+  std::vector<IndexEntry> load_indexes(Connection& c) {
+    Result r = c.exec(sql->list_indexes);
+    std::vector<IndexEntry> entries;
+    for (int i = 0; i < r.rows(); ++i) {
+      entries.push_back(IndexEntry{IndexedKey{std::string(r.text(i, 0)), std::string(r.text(i, 1))}, r.boolean(i, 2),
+                                   std::string(r.text(i, 3)), std::string(r.text(i, 4))});
+    }
+    index_catalog.replace(entries);
+    return entries;
   }
 
-  /// The row id an id of this graph names, as decimal text; nullopt for anything else.
-  [[nodiscard]] std::optional<std::string> row_id(const ElementId& id, char kind) const {
-    std::string_view s = id.str();
-    if (!s.starts_with(prefix)) return std::nullopt;
-    s.remove_prefix(prefix.size());
-    if (s.size() < 2 || s.size() > 20 || s[0] != kind || s[1] == '0') return std::nullopt;
-    s.remove_prefix(1);
-    std::int64_t value = 0;
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-    if (ec != std::errc() || ptr != s.data() + s.size() || value <= 0) return std::nullopt;
-    return std::string(s);
+  /// The cache, reloaded first when it is stale (see IndexCatalog).
+  const IndexCatalog& indexes() {
+    if (index_catalog.claim_reload()) {
+      try {
+        auto c = pool.acquire();
+        load_indexes(*c);
+      } catch (...) {
+        index_catalog.abandon_reload();
+        throw;
+      }
+    }
+    return index_catalog;
+  }
+
+  /// AlreadyExists for a unique violation raised by a write that would have given an element
+  /// of `label` the properties `written`. Names label, key, value and an element holding the
+  /// value: one in the graph, else what `batch_holder` names (a record of the same batch).
+  /// Call after the failed statement's connection went back to the pool.
+  [[noreturn]] void throw_duplicate(const ServerError& e, std::string_view label, const Properties& written,
+                                    std::string_view where,
+                                    const std::function<std::string(const IndexedKey&, const Value&)>& batch_holder = {}) {
+    bool is_edge = false;
+    auto entry = index_catalog.by_index_name(e.constraint(), &is_edge);
+    if (!entry) {
+      auto c = pool.acquire();
+      load_indexes(*c);
+      entry = index_catalog.by_index_name(e.constraint(), &is_edge);
+    }
+    if (!entry) throw AlreadyExists(fmt::format("{}{}", where, e.what()));
+    const IndexedKey& index = entry->indexed;
+    const std::string_view kind = is_edge ? "edge" : "vertex";
+    const Value* value = written.find(index.key);
+    if (value == nullptr || value->is_null()) {
+      throw AlreadyExists(fmt::format("{}unique index on {}.{}: the value is already held by another {}", where,
+                                      index.label, index.key, kind));
+    }
+    std::string holder;
+    std::string json;
+    append_json(json, *value);
+    ParamList p;
+    p.text(std::string(label)).text(json).text("0").text("1");
+    const Table table = is_edge ? Table::edges : Table::vertices;
+    Result r = run(sql->scan(table, FilterShape::none, &index, Scan::page), p.view());
+    if (r.rows() > 0) {
+      holder = fmt::format("{} {}", kind, ids->make(is_edge ? kEdgeId : kVertexId, r.text(0, 0)));
+    } else if (batch_holder) {
+      holder = batch_holder(index, *value);
+    }
+    if (holder.empty()) holder = "another " + std::string(kind);
+    throw AlreadyExists(fmt::format("{}unique index on {}.{}: value {} is already held by {}", where, index.label,
+                                    index.key, *value, holder));
+  }
+
+  /// Runs a write; maps the server's complaints about the caller's data to the contract's
+  /// errors: a unique violation to AlreadyExists (see throw_duplicate), bad data (class 22,
+  /// e.g. invalid UTF-8) to InvalidArgument. `body` must hold its connection only inside.
+  template <typename F>
+  auto write(std::string_view label, const Properties& written, F&& body, std::string_view where = {}) {
+    try {
+      return body();
+    } catch (const ServerError& e) {
+      if (e.sqlstate() == kUniqueViolation) throw_duplicate(e, label, written, where);
+      if (e.sqlstate().starts_with("22")) throw InvalidArgument(fmt::format("{}{}", where, e.what()));
+      throw;
+    }
+  }
+
+  // -- statement arguments -------------------------------------------------------------------
+
+  Filter filter(std::string_view label, const Properties& filter) {
+    Filter f;
+    if (filter.empty()) return f;
+    Properties present;
+    std::vector<std::string_view> absent;
+    bool lists = false;
+    for (const auto& [key, value] : filter) {
+      if (value.is_null()) {
+        // No stored key holds a NUL character: such a key is always absent.
+        if (key.find('\0') == std::string::npos) absent.push_back(key);
+      } else {
+        if (contains_nan(value)) f.matches_nothing = true;  // NaN equals nothing
+        lists = lists || value.is_list();
+        present.set(key, value);
+      }
+    }
+    try {
+      f.contained = encode_properties(present);
+    } catch (const InvalidArgument&) {
+      f.matches_nothing = true;  // a NUL character: no stored key or value holds one
+      return f;
+    }
+    f.absent = text_array(absent);
+    f.shape = lists ? FilterShape::with_lists : FilterShape::scalars;
+    if (!f.matches_nothing) {
+      f.indexed = indexes().usable_for(label, filter);
+      if (f.indexed) append_json(f.indexed_value, filter[f.indexed->key]);
+    }
+    return f;
+  }
+
+  PageArgs page(const Page& page, IdKind kind) const {
+    PageArgs p;
+    if (page.after) {
+      auto bound = ids->rows_after(*page.after, kind);
+      if (!bound) return PageArgs{.empty = true};
+      p.after = decimal(*bound);
+    }
+    if (page.limit != 0) {
+      p.limit = decimal(static_cast<std::int64_t>(
+          std::min<std::size_t>(page.limit, static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()))));
+    }
+    return p;
+  }
+
+  /// The parameters of GraphSql::scan.
+  static ParamList scan_params(std::string_view label, const Filter& f, const PageArgs* page) {
+    ParamList p;
+    p.text(std::string(label));
+    if (f.shape != FilterShape::none) p.text(f.contained).text(f.absent);
+    if (f.indexed) p.text(f.indexed_value);
+    if (page) {
+      p.text(page->after);
+      if (page->limit) p.text(*page->limit); else p.null();
+    }
+    return p;
   }
 
   // -- rows --------------------------------------------------------------------------------
 
   [[nodiscard]] Edge edge_from(const Result& r, int row, ElementId id, std::string label, int from_col) const {
-    return Edge{std::move(id), std::move(label), make_id('v', r.text(row, from_col)),
-                make_id('v', r.text(row, from_col + 1)), decode_properties(r.text(row, from_col + 2))};
+    return Edge{std::move(id), std::move(label), ids->make(kVertexId, r.text(row, from_col)),
+                ids->make(kVertexId, r.text(row, from_col + 1)), decode_properties(r.text(row, from_col + 2))};
   }
 
   /// Loads rows (kind, id, label, from_id, to_id, properties) into a Subgraph.
@@ -252,9 +374,9 @@ struct PostgresGraph::Impl {
     for (int i = 0; i < r.rows(); ++i) {
       std::string label(r.text(i, 2));
       if (r.text(i, 0) == "0") {
-        sub.add_vertex(Vertex{make_id('v', r.text(i, 1)), std::move(label), decode_properties(r.text(i, 5))});
+        sub.add_vertex(Vertex{ids->make(kVertexId, r.text(i, 1)), std::move(label), decode_properties(r.text(i, 5))});
       } else {
-        sub.add_edge(edge_from(r, i, make_id('e', r.text(i, 1)), std::move(label), 3), weight_key);
+        sub.add_edge(edge_from(r, i, ids->make(kEdgeId, r.text(i, 1)), std::move(label), 3), weight_key);
       }
     }
     return sub;
@@ -264,28 +386,26 @@ struct PostgresGraph::Impl {
   /// reachable when max_depth < 0 (unbounded) or deeper than kMaxCteDepth.
   Subgraph reachable(const ElementId& start, Direction direction, const std::optional<std::string>& edge_label,
                      int max_depth, const std::string* weight_key = nullptr) {
-    const auto start_row = row_id(start, 'v');
+    const auto start_row = ids->row(start, kVertexId);
     if (!start_row) return Subgraph{};
+    const auto label = label_filter(edge_label);
     const bool bounded = max_depth >= 0 && max_depth <= kMaxCteDepth;
-    const std::string statement = sql->reachable(direction, edge_label.has_value(), bounded);
-    const std::string depth = decimal(max_depth);
-    const char* label = edge_label ? edge_label->c_str() : nullptr;
-    if (bounded) {
-      if (edge_label) return load(run(statement, {start_row->c_str(), depth.c_str(), label}), weight_key);
-      return load(run(statement, {start_row->c_str(), depth.c_str()}), weight_key);
-    }
-    if (edge_label) return load(run(statement, {start_row->c_str(), label}), weight_key);
-    return load(run(statement, {start_row->c_str()}), weight_key);
+    ParamList p;
+    p.text(*start_row);
+    if (bounded) p.integer(max_depth);
+    if (label) p.text(*label);
+    return load(run(sql->reachable(direction, label.has_value(), bounded), p.view()), weight_key);
   }
 
   /// Every vertex [with vertex_label] and the edges [with edge_label] between them.
   Subgraph whole(const std::optional<std::string>& vertex_label, const std::optional<std::string>& edge_label,
                  bool edge_properties) {
-    const std::string statement = sql->whole(vertex_label.has_value(), edge_label.has_value(), edge_properties);
-    if (vertex_label && edge_label) return load(run(statement, {vertex_label->c_str(), edge_label->c_str()}));
-    if (vertex_label) return load(run(statement, {vertex_label->c_str()}));
-    if (edge_label) return load(run(statement, {edge_label->c_str()}));
-    return load(run(statement, {}));
+    const auto vl = label_filter(vertex_label);
+    const auto el = label_filter(edge_label);
+    ParamList p;
+    if (vl) p.text(*vl);
+    if (el) p.text(*el);
+    return load(run(sql->whole(vl.has_value(), el.has_value(), edge_properties), p.view()));
   }
 };
 
@@ -310,12 +430,23 @@ bool PostgresGraph::create_graph(std::string_view name) {
 
 bool PostgresGraph::drop_graph(std::string_view name) {
   if (!is_valid_label(name)) return false;
+  auto c = impl_->pool.acquire();
   if (name == impl_->options.graph) {
-    impl_->run(impl_->sql->truncate, {});  // identities continue: old ids are never reissued
+    // Empties the graph and drops its property indexes; identities continue, so old ids are
+    // never reissued.
+    in_transaction(*c, [&] {
+      c->exec(impl_->sql->lock_indexes);
+      Result dropped = c->exec(impl_->sql->delete_all_indexes);
+      for (int i = 0; i < dropped.rows(); ++i) {
+        for (int col = 0; col < 2; ++col) c->exec(impl_->sql->drop_index(std::string(dropped.text(i, col))), {}, false);
+      }
+      c->exec(impl_->sql->truncate);
+      return 0;
+    });
+    impl_->load_indexes(*c);
     return true;
   }
   const std::string n(name);
-  auto c = impl_->pool.acquire();
   return in_transaction(*c, [&] {
     impl_->lock_catalog(*c);
     Param p[] = {n.c_str()};
@@ -344,6 +475,80 @@ std::vector<std::string> column(const Result& r) {
 std::vector<std::string> PostgresGraph::vertex_labels() { return column(impl_->run(impl_->sql->vertex_labels, {})); }
 std::vector<std::string> PostgresGraph::edge_labels() { return column(impl_->run(impl_->sql->edge_labels, {})); }
 
+// -- indexes ----------------------------------------------------------------------------------
+
+bool PostgresGraph::create_index(std::string_view label, std::string_view key, const IndexOptions& options) {
+  validate_label(label);
+  if (key.empty()) throw InvalidArgument("create_index: the property key is empty");
+  if (key.find('\0') != std::string_view::npos) {
+    throw InvalidArgument("create_index: PostgresGraph cannot store a NUL character in a key");
+  }
+  const IndexEntry entry{IndexedKey{std::string(label), std::string(key)}, options.unique,
+                         index_name('v', label, key), index_name('e', label, key)};
+  const std::string unique = options.unique ? "true" : "false";
+  auto& sql = *impl_->sql;
+  auto c = impl_->pool.acquire();
+  Table building = Table::vertices;
+  try {
+    // One transaction: the catalog row and both indexes exist together or not at all.
+    const bool created = in_transaction(*c, [&] {
+      c->exec(sql.lock_indexes);
+      Param find[] = {entry.indexed.label.c_str(), entry.indexed.key.c_str()};
+      if (c->exec(sql.find_index, find).rows() > 0) return false;
+      Param insert[] = {entry.indexed.label.c_str(), entry.indexed.key.c_str(), unique.c_str(),
+                        entry.vertex_index.c_str(), entry.edge_index.c_str()};
+      c->exec(sql.insert_index, insert);
+      building = Table::vertices;
+      c->exec(sql.create_index(Table::vertices, entry.vertex_index, entry.indexed, options.unique), {}, false);
+      building = Table::edges;
+      c->exec(sql.create_index(Table::edges, entry.edge_index, entry.indexed, options.unique), {}, false);
+      return true;
+    });
+    impl_->load_indexes(*c);
+    return created;
+  } catch (const ServerError& e) {
+    if (e.sqlstate() != kUniqueViolation) throw;
+    // Rolled back; name the first duplicate as MemoryGraph does.
+    Result d = c->exec(sql.first_duplicate(building, entry.indexed), {}, false);
+    if (d.rows() == 0) throw AlreadyExists(fmt::format("create_index: {}", e.what()));
+    const Value value = decode_properties(d.text(0, 0))["v"];
+    std::string_view row_ids = d.text(0, 1);  // {12,34,...}
+    row_ids.remove_prefix(1);
+    const auto comma = row_ids.find(',');
+    const std::string_view first = row_ids.substr(0, comma);
+    const std::string_view second = row_ids.substr(comma + 1, row_ids.find_first_of(",}", comma + 1) - comma - 1);
+    const IdKind kind = building == Table::vertices ? kVertexId : kEdgeId;
+    throw AlreadyExists(fmt::format("create_index: {} {} and {} of label {} both hold {} = {}",
+                                    building == Table::vertices ? "vertices" : "edges", impl_->ids->make(kind, first),
+                                    impl_->ids->make(kind, second), label, key, value));
+  }
+}
+
+bool PostgresGraph::drop_index(std::string_view label, std::string_view key) {
+  if (!is_valid_label(label) || key.empty() || key.find('\0') != std::string_view::npos) return false;
+  const std::string l(label);
+  const std::string k(key);
+  auto& sql = *impl_->sql;
+  auto c = impl_->pool.acquire();
+  const bool dropped = in_transaction(*c, [&] {
+    c->exec(sql.lock_indexes);
+    Param p[] = {l.c_str(), k.c_str()};
+    Result r = c->exec(sql.delete_index, p);
+    if (r.rows() == 0) return false;
+    c->exec(sql.drop_index(std::string(r.text(0, 0))), {}, false);
+    c->exec(sql.drop_index(std::string(r.text(0, 1))), {}, false);
+    return true;
+  });
+  impl_->load_indexes(*c);
+  return dropped;
+}
+
+std::vector<IndexInfo> PostgresGraph::indexes() {
+  auto c = impl_->pool.acquire();
+  impl_->load_indexes(*c);
+  return impl_->index_catalog.infos();
+}
+
 // -- vertices ---------------------------------------------------------------------------------
 
 Vertex PostgresGraph::create_vertex(std::string_view label, const Properties& properties) {
@@ -351,13 +556,13 @@ Vertex PostgresGraph::create_vertex(std::string_view label, const Properties& pr
   validate_properties(properties);
   const std::string json = encode_properties(properties);
   std::string l(label);
-  Result r = classify_write_errors([&] { return impl_->run(impl_->sql->insert_vertex, {l.c_str(), json.c_str()}); });
-  return Vertex{impl_->make_id('v', r.text(0, 0)), std::move(l), without_nulls(properties)};
+  Result r = impl_->write(label, properties, [&] { return impl_->run(impl_->sql->insert_vertex, {l.c_str(), json.c_str()}); });
+  return Vertex{impl_->ids->make(kVertexId, r.text(0, 0)), std::move(l), without_nulls(properties)};
 }
 
 std::optional<Vertex> PostgresGraph::find_vertex_by_id(std::string_view label, const ElementId& id) {
   if (!is_valid_label(label)) return std::nullopt;
-  const auto row = impl_->row_id(id, 'v');
+  const auto row = impl_->ids->row(id, kVertexId);
   if (!row) return std::nullopt;
   std::string l(label);
   Result r = impl_->run(impl_->sql->find_vertex, {row->c_str(), l.c_str()});
@@ -365,18 +570,28 @@ std::optional<Vertex> PostgresGraph::find_vertex_by_id(std::string_view label, c
   return Vertex{id, std::move(l), decode_properties(r.text(0, 0))};
 }
 
-std::vector<Vertex> PostgresGraph::find_vertices_by_label(std::string_view label, const Properties& filter) {
+std::optional<Vertex> PostgresGraph::find_vertex(const ElementId& id) {
+  const auto row = impl_->ids->row(id, kVertexId);
+  if (!row) return std::nullopt;
+  Result r = impl_->run(impl_->sql->find_vertex_any, {row->c_str()});
+  if (r.rows() == 0) return std::nullopt;
+  return Vertex{id, std::string(r.text(0, 0)), decode_properties(r.text(0, 1))};
+}
+
+std::vector<Vertex> PostgresGraph::find_vertices_by_label(std::string_view label, const Properties& filter,
+                                                          const Page& page) {
   if (!is_valid_label(label)) return {};
-  const Filter f = make_filter(filter);
-  if (f.matches_nothing) return {};
+  const Filter f = impl_->filter(label, filter);
+  const PageArgs p = impl_->page(page, kVertexId);
+  if (f.matches_nothing || p.empty) return {};
+  ParamList params = Impl::scan_params(label, f, &p);
+  Result r = impl_->run(impl_->sql->scan(Table::vertices, f.shape, f.indexed ? &*f.indexed : nullptr, Scan::page),
+                        params.view());
   const std::string l(label);
-  const std::string& statement = impl_->sql->find_vertices(f.shape);
-  Result r = f.shape == FilterShape::none ? impl_->run(statement, {l.c_str()})
-                                          : impl_->run(statement, {l.c_str(), f.contained.c_str(), f.absent.c_str()});
   std::vector<Vertex> result;
   result.reserve(static_cast<std::size_t>(r.rows()));
   for (int i = 0; i < r.rows(); ++i) {
-    result.push_back(Vertex{impl_->make_id('v', r.text(i, 0)), l, decode_properties(r.text(i, 1))});
+    result.push_back(Vertex{impl_->ids->make(kVertexId, r.text(i, 0)), l, decode_properties(r.text(i, 1))});
   }
   return result;
 }
@@ -386,11 +601,11 @@ std::optional<Vertex> PostgresGraph::update_vertex(std::string_view label, const
   validate_properties(properties);
   if (properties.empty()) return find_vertex_by_id(label, id);
   if (!is_valid_label(label)) return std::nullopt;
-  const auto row = impl_->row_id(id, 'v');
+  const auto row = impl_->ids->row(id, kVertexId);
   if (!row) return std::nullopt;
   const Patch patch = make_patch(properties);
   std::string l(label);
-  Result r = classify_write_errors([&] {
+  Result r = impl_->write(label, properties, [&] {
     return impl_->run(impl_->sql->update_vertex, {row->c_str(), l.c_str(), patch.set.c_str(), patch.removed.c_str()});
   });
   if (r.rows() == 0) return std::nullopt;
@@ -399,7 +614,7 @@ std::optional<Vertex> PostgresGraph::update_vertex(std::string_view label, const
 
 bool PostgresGraph::delete_vertex(std::string_view label, const ElementId& id) {
   if (!is_valid_label(label)) return false;
-  const auto row = impl_->row_id(id, 'v');
+  const auto row = impl_->ids->row(id, kVertexId);
   if (!row) return false;
   const std::string l(label);
   // The foreign keys cascade to the incident edges within the same statement.
@@ -412,6 +627,56 @@ std::int64_t PostgresGraph::count_vertices(std::string_view label) {
   return impl_->run(impl_->sql->count_vertices, {l.c_str()}).int64(0, 0);
 }
 
+std::int64_t PostgresGraph::count_vertices() { return impl_->run(impl_->sql->count_all_vertices, {}).int64(0, 0); }
+
+Upserted PostgresGraph::upsert_vertex(std::string_view label, const Properties& match, const Properties& properties) {
+  validate_label(label);
+  validate_properties(match);
+  validate_properties(properties);
+  Properties written = match;
+  written.merge(properties);
+  const std::string created_json = encode_properties(written);
+  const Patch patch = make_patch(properties);
+  // Concurrent upserts of the same (label, match) queue on one transaction-scoped advisory
+  // lock; the lookup that follows sees whatever the previous holder committed.
+  std::string lock_key = impl_->schema + '\x1f' + std::string(label);
+  for (const auto& [key, value] : match) {
+    lock_key += '\x1f';
+    append_json_string(lock_key, key);
+    lock_key += ':';
+    append_json(lock_key, value);
+  }
+  const Filter f = impl_->filter(label, match);
+  const std::string l(label);
+  auto& sql = *impl_->sql;
+  return impl_->write(label, written, [&] {
+    auto c = impl_->pool.acquire();
+    return in_transaction(*c, [&]() -> Upserted {
+      Param lock[] = {lock_key.c_str()};
+      c->exec(sql.upsert_lock, lock);
+      if (!f.matches_nothing) {
+        const IndexedKey* indexed = f.indexed ? &*f.indexed : nullptr;
+        ParamList p = Impl::scan_params(label, f, nullptr);
+        Result found = c->exec(sql.scan(Table::vertices, f.shape, indexed, Scan::lock_first), p.view());
+        if (found.rows() > 1) {
+          const std::int64_t n = c->exec(sql.scan(Table::vertices, f.shape, indexed, Scan::count), p.view()).int64(0, 0);
+          throw InvalidArgument(fmt::format("upsert_vertex: {} vertices of label {} match {}", n, label, match));
+        }
+        if (found.rows() == 1) {
+          const ElementId id = impl_->ids->make(kVertexId, found.text(0, 0));
+          if (properties.empty()) return Upserted{Vertex{id, l, decode_properties(found.text(0, 1))}, false};
+          Param update[] = {found.text(0, 0).data(), l.c_str(), patch.set.c_str(), patch.removed.c_str()};
+          Result u = c->exec(sql.update_vertex, update);
+          return Upserted{Vertex{id, l, decode_properties(u.text(0, 0))}, false};
+        }
+      }
+      Param insert[] = {l.c_str(), created_json.c_str()};
+      Result r = c->exec(sql.insert_vertex, insert);
+      return Upserted{Vertex{impl_->ids->make(kVertexId, r.text(0, 0)), l, without_nulls(written)}, true};
+    });
+  });
+}
+
 // -- edges ------------------------------------------------------------------------------------
 
 Edge PostgresGraph::create_edge(const ElementId& from, const ElementId& to, std::string_view label,
@@ -421,12 +686,12 @@ Edge PostgresGraph::create_edge(const ElementId& from, const ElementId& to, std:
   const std::string json = encode_properties(properties);
   const auto source_missing = [&] { return NotFound(fmt::format("create_edge: source vertex '{}' not found", from.str())); };
   const auto target_missing = [&] { return NotFound(fmt::format("create_edge: target vertex '{}' not found", to.str())); };
-  const auto from_row = impl_->row_id(from, 'v');
+  const auto from_row = impl_->ids->row(from, kVertexId);
   if (!from_row) throw source_missing();
-  const auto to_row = impl_->row_id(to, 'v');
+  const auto to_row = impl_->ids->row(to, kVertexId);
   if (!to_row) throw target_missing();
   std::string l(label);
-  Result r = classify_write_errors([&] {
+  Result r = impl_->write(label, properties, [&] {
     try {
       return impl_->run(impl_->sql->insert_edge, {from_row->c_str(), to_row->c_str(), l.c_str(), json.c_str()});
     } catch (const ServerError& e) {
@@ -439,12 +704,12 @@ Edge PostgresGraph::create_edge(const ElementId& from, const ElementId& to, std:
     if (!r.boolean(0, 1)) throw source_missing();
     throw target_missing();
   }
-  return Edge{impl_->make_id('e', r.text(0, 0)), std::move(l), from, to, without_nulls(properties)};
+  return Edge{impl_->ids->make(kEdgeId, r.text(0, 0)), std::move(l), from, to, without_nulls(properties)};
 }
 
 std::optional<Edge> PostgresGraph::find_edge_by_id(std::string_view label, const ElementId& id) {
   if (!is_valid_label(label)) return std::nullopt;
-  const auto row = impl_->row_id(id, 'e');
+  const auto row = impl_->ids->row(id, kEdgeId);
   if (!row) return std::nullopt;
   std::string l(label);
   Result r = impl_->run(impl_->sql->find_edge, {row->c_str(), l.c_str()});
@@ -452,17 +717,46 @@ std::optional<Edge> PostgresGraph::find_edge_by_id(std::string_view label, const
   return impl_->edge_from(r, 0, id, std::move(l), 0);
 }
 
-std::vector<Edge> PostgresGraph::find_edges_by_label(std::string_view label, const Properties& filter) {
+std::optional<Edge> PostgresGraph::find_edge(const ElementId& id) {
+  const auto row = impl_->ids->row(id, kEdgeId);
+  if (!row) return std::nullopt;
+  Result r = impl_->run(impl_->sql->find_edge_any, {row->c_str()});
+  if (r.rows() == 0) return std::nullopt;
+  return impl_->edge_from(r, 0, id, std::string(r.text(0, 0)), 1);
+}
+
+std::vector<Edge> PostgresGraph::find_edges_by_label(std::string_view label, const Properties& filter,
+                                                     const Page& page) {
   if (!is_valid_label(label)) return {};
-  const Filter f = make_filter(filter);
-  if (f.matches_nothing) return {};
+  const Filter f = impl_->filter(label, filter);
+  const PageArgs p = impl_->page(page, kEdgeId);
+  if (f.matches_nothing || p.empty) return {};
+  ParamList params = Impl::scan_params(label, f, &p);
+  Result r = impl_->run(impl_->sql->scan(Table::edges, f.shape, f.indexed ? &*f.indexed : nullptr, Scan::page),
+                        params.view());
   const std::string l(label);
-  const std::string& statement = impl_->sql->find_edges(f.shape);
-  Result r = f.shape == FilterShape::none ? impl_->run(statement, {l.c_str()})
-                                          : impl_->run(statement, {l.c_str(), f.contained.c_str(), f.absent.c_str()});
   std::vector<Edge> result;
   result.reserve(static_cast<std::size_t>(r.rows()));
-  for (int i = 0; i < r.rows(); ++i) result.push_back(impl_->edge_from(r, i, impl_->make_id('e', r.text(i, 0)), l, 1));
+  for (int i = 0; i < r.rows(); ++i) result.push_back(impl_->edge_from(r, i, impl_->ids->make(kEdgeId, r.text(i, 0)), l, 1));
+  return result;
+}
+
+std::vector<Edge> PostgresGraph::incident_edges(const ElementId& vertex, const EdgeQuery& query) {
+  const auto row = impl_->ids->row(vertex, kVertexId);
+  if (!row) return {};
+  const auto label = label_filter(query.edge_label);
+  const PageArgs p = impl_->page(query.page, kEdgeId);
+  if (p.empty) return {};
+  ParamList params;
+  params.text(*row).text(p.after);
+  if (p.limit) params.text(*p.limit); else params.null();
+  if (label) params.text(*label);
+  Result r = impl_->run(impl_->sql->incident(query.direction, label.has_value()), params.view());
+  std::vector<Edge> result;
+  result.reserve(static_cast<std::size_t>(r.rows()));
+  for (int i = 0; i < r.rows(); ++i) {
+    result.push_back(impl_->edge_from(r, i, impl_->ids->make(kEdgeId, r.text(i, 0)), std::string(r.text(i, 1)), 2));
+  }
   return result;
 }
 
@@ -471,11 +765,11 @@ std::optional<Edge> PostgresGraph::update_edge(std::string_view label, const Ele
   validate_properties(properties);
   if (properties.empty()) return find_edge_by_id(label, id);
   if (!is_valid_label(label)) return std::nullopt;
-  const auto row = impl_->row_id(id, 'e');
+  const auto row = impl_->ids->row(id, kEdgeId);
   if (!row) return std::nullopt;
   const Patch patch = make_patch(properties);
   std::string l(label);
-  Result r = classify_write_errors([&] {
+  Result r = impl_->write(label, properties, [&] {
     return impl_->run(impl_->sql->update_edge, {row->c_str(), l.c_str(), patch.set.c_str(), patch.removed.c_str()});
   });
   if (r.rows() == 0) return std::nullopt;
@@ -484,7 +778,7 @@ std::optional<Edge> PostgresGraph::update_edge(std::string_view label, const Ele
 
 bool PostgresGraph::delete_edge(std::string_view label, const ElementId& id) {
   if (!is_valid_label(label)) return false;
-  const auto row = impl_->row_id(id, 'e');
+  const auto row = impl_->ids->row(id, kEdgeId);
   if (!row) return false;
   const std::string l(label);
   return impl_->run(impl_->sql->delete_edge, {row->c_str(), l.c_str()}).affected() > 0;
@@ -496,25 +790,33 @@ std::int64_t PostgresGraph::count_edges(std::string_view label) {
   return impl_->run(impl_->sql->count_edges, {l.c_str()}).int64(0, 0);
 }
 
+std::int64_t PostgresGraph::count_edges() { return impl_->run(impl_->sql->count_all_edges, {}).int64(0, 0); }
+
 // -- traversal --------------------------------------------------------------------------------
 
 std::vector<Vertex> PostgresGraph::neighbors(const ElementId& start, const NeighborOptions& options) {
   if (options.max_depth < 1) throw InvalidArgument("neighbors max_depth must be >= 1");
   if (options.max_depth > kMaxCteDepth) {
     Subgraph sub = impl_->reachable(start, options.direction, options.edge_label, options.max_depth);
-    return sub.vertices(sub.graph().neighbors(sub.memory_vertex(start), options));
+    NeighborOptions unpaged = options;
+    unpaged.page = {};
+    return paged(sub.vertices(sub.graph().neighbors(sub.memory_vertex(start), unpaged)), options.page);
   }
-  const auto row = impl_->row_id(start, 'v');
+  const auto row = impl_->ids->row(start, kVertexId);
   if (!row) return {};
-  const std::string statement = impl_->sql->neighbors(options.direction, options.edge_label.has_value());
-  const std::string depth = decimal(options.max_depth);
-  Result r = options.edge_label
-                 ? impl_->run(statement, {row->c_str(), depth.c_str(), options.edge_label->c_str()})
-                 : impl_->run(statement, {row->c_str(), depth.c_str()});
+  const auto label = label_filter(options.edge_label);
+  const PageArgs p = impl_->page(options.page, kVertexId);
+  if (p.empty) return {};
+  ParamList params;
+  params.text(*row).integer(options.max_depth).text(p.after);
+  if (p.limit) params.text(*p.limit); else params.null();
+  if (label) params.text(*label);
+  Result r = impl_->run(impl_->sql->neighbors(options.direction, label.has_value()), params.view());
   std::vector<Vertex> result;
   result.reserve(static_cast<std::size_t>(r.rows()));
   for (int i = 0; i < r.rows(); ++i) {
-    result.push_back(Vertex{impl_->make_id('v', r.text(i, 0)), std::string(r.text(i, 1)), decode_properties(r.text(i, 2))});
+    result.push_back(
+        Vertex{impl_->ids->make(kVertexId, r.text(i, 0)), std::string(r.text(i, 1)), decode_properties(r.text(i, 2))});
   }
   return result;
 }
@@ -552,10 +854,11 @@ std::vector<PageRankScore> PostgresGraph::page_rank(const PageRankOptions& optio
 }
 
 std::optional<Degree> PostgresGraph::degree_centrality(const ElementId& id, const DegreeOptions& options) {
-  const auto row = impl_->row_id(id, 'v');
+  const auto row = impl_->ids->row(id, kVertexId);
   if (!row) return std::nullopt;
-  Result r = options.edge_label ? impl_->run(impl_->sql->degree_labeled, {row->c_str(), options.edge_label->c_str()})
-                                : impl_->run(impl_->sql->degree, {row->c_str()});
+  const auto label = label_filter(options.edge_label);
+  Result r = label ? impl_->run(impl_->sql->degree_labeled, {row->c_str(), label->c_str()})
+                   : impl_->run(impl_->sql->degree, {row->c_str()});
   if (r.rows() == 0) return std::nullopt;
   Degree d{id, 0, 0};
   if (options.direction != Direction::out) d.in = r.int64(0, 0);

@@ -6,6 +6,16 @@ namespace propgraph::postgres_detail {
 
 std::string quoted(std::string_view name) { return fmt::format("\"{}\"", name); }
 
+std::string sql_literal(std::string_view text) {
+  std::string out = "E'";
+  for (char c : text) {
+    if (c == '\'' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('\'');
+  return out;
+}
+
 // -- catalog ----------------------------------------------------------------------------------
 
 CatalogSql::CatalogSql(const std::string& schema) : catalog_schema(schema) {
@@ -43,6 +53,7 @@ std::vector<std::string> CatalogSql::create_graph_ddl(std::int64_t id) const {
       fmt::format("CREATE INDEX ON {}.edges (from_id, id)", s),
       fmt::format("CREATE INDEX ON {}.edges (to_id, id)", s),
       fmt::format("CREATE INDEX ON {}.edges USING gin (properties jsonb_path_ops)", s),
+      GraphSql(graph_schema(id)).create_index_catalog,
   };
 }
 
@@ -65,26 +76,13 @@ std::string distinct_labels(const std::string& table) {
       table);
 }
 
-std::string filtered(std::string_view select, FilterShape shape) {
-  std::string sql(select);
-  sql += " WHERE label = $1";
-  if (shape != FilterShape::none) {
-    // Containment uses the GIN index and is exact for scalars (doubles are wrapped objects);
-    // lists additionally need equality, as containment ignores order and extra elements.
-    sql += " AND properties @> $2::jsonb AND NOT (properties ?| $3::text[])";
-  }
-  if (shape == FilterShape::with_lists) {
-    sql += " AND NOT EXISTS (SELECT 1 FROM jsonb_each($2::jsonb) AS f (key, value) "
-           "WHERE jsonb_typeof(f.value) = 'array' AND properties -> f.key <> f.value)";
-  }
-  sql += " ORDER BY id";
-  return sql;
-}
-
 }  // namespace
 
 GraphSql::GraphSql(const std::string& schema)
-    : vertices_(quoted(schema) + ".vertices"), edges_(quoted(schema) + ".edges") {
+    : schema_(quoted(schema)),
+      vertices_(schema_ + ".vertices"),
+      edges_(schema_ + ".edges"),
+      indexes_(schema_ + ".property_indexes") {
   const auto& V = vertices_;
   const auto& E = edges_;
   vertex_labels = distinct_labels(V);
@@ -93,12 +91,14 @@ GraphSql::GraphSql(const std::string& schema)
 
   insert_vertex = fmt::format("INSERT INTO {} (label, properties) VALUES ($1, $2::jsonb) RETURNING id", V);
   find_vertex = fmt::format("SELECT properties FROM {} WHERE id = $1::bigint AND label = $2", V);
+  find_vertex_any = fmt::format("SELECT label, properties FROM {} WHERE id = $1::bigint", V);
   update_vertex = fmt::format(
       "UPDATE {} SET properties = (properties || $3::jsonb) - $4::text[] "
       "WHERE id = $1::bigint AND label = $2 RETURNING properties",
       V);
   delete_vertex = fmt::format("DELETE FROM {} WHERE id = $1::bigint AND label = $2", V);
   count_vertices = fmt::format("SELECT count(*) FROM {} WHERE label = $1", V);
+  count_all_vertices = fmt::format("SELECT count(*) FROM {}", V);
 
   // One statement: checks both endpoints, inserts only when both exist, reports which exist.
   insert_edge = fmt::format(
@@ -110,12 +110,14 @@ GraphSql::GraphSql(const std::string& schema)
       "SELECT (SELECT id FROM inserted), from_id IS NOT NULL, to_id IS NOT NULL FROM endpoints",
       V, E);
   find_edge = fmt::format("SELECT from_id, to_id, properties FROM {} WHERE id = $1::bigint AND label = $2", E);
+  find_edge_any = fmt::format("SELECT label, from_id, to_id, properties FROM {} WHERE id = $1::bigint", E);
   update_edge = fmt::format(
       "UPDATE {} SET properties = (properties || $3::jsonb) - $4::text[] "
       "WHERE id = $1::bigint AND label = $2 RETURNING from_id, to_id, properties",
       E);
   delete_edge = fmt::format("DELETE FROM {} WHERE id = $1::bigint AND label = $2", E);
   count_edges = fmt::format("SELECT count(*) FROM {} WHERE label = $1", E);
+  count_all_edges = fmt::format("SELECT count(*) FROM {}", E);
 
   const auto degree_sql = [&](std::string_view label_condition) {
     return fmt::format(
@@ -125,16 +127,98 @@ GraphSql::GraphSql(const std::string& schema)
   };
   degree = degree_sql("");
   degree_labeled = degree_sql(" AND e.label = $2");
+  upsert_lock = "SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))";
 
-  for (auto shape : {FilterShape::none, FilterShape::scalars, FilterShape::with_lists}) {
-    find_vertices_[static_cast<int>(shape)] = filtered(fmt::format("SELECT id, properties FROM {}", V), shape);
-    find_edges_[static_cast<int>(shape)] =
-        filtered(fmt::format("SELECT id, from_id, to_id, properties FROM {}", E), shape);
-  }
+  create_index_catalog = fmt::format(
+      "CREATE TABLE IF NOT EXISTS {} (label text COLLATE \"C\" NOT NULL, key text COLLATE \"C\" NOT NULL, "
+      "is_unique boolean NOT NULL, vertex_index text NOT NULL, edge_index text NOT NULL, PRIMARY KEY (label, key))",
+      indexes_);
+  index_catalog_exists = fmt::format("SELECT to_regclass({}) IS NOT NULL", sql_literal(indexes_));
+  lock_indexes = fmt::format("SELECT pg_advisory_xact_lock(hashtext({}))", sql_literal("propgraph indexes " + schema));
+  list_indexes = fmt::format("SELECT label, key, is_unique, vertex_index, edge_index FROM {} ORDER BY label, key",
+                             indexes_);
+  find_index = fmt::format("SELECT 1 FROM {} WHERE label = $1 AND key = $2", indexes_);
+  insert_index = fmt::format(
+      "INSERT INTO {} (label, key, is_unique, vertex_index, edge_index) VALUES ($1, $2, $3::boolean, $4, $5)",
+      indexes_);
+  delete_index = fmt::format("DELETE FROM {} WHERE label = $1 AND key = $2 RETURNING vertex_index, edge_index",
+                             indexes_);
+  delete_all_indexes = fmt::format("DELETE FROM {} RETURNING vertex_index, edge_index", indexes_);
 }
 
-const std::string& GraphSql::find_vertices(FilterShape shape) const { return find_vertices_[static_cast<int>(shape)]; }
-const std::string& GraphSql::find_edges(FilterShape shape) const { return find_edges_[static_cast<int>(shape)]; }
+std::string GraphSql::index_expression(std::string_view key) {
+  return fmt::format("(properties -> {})", sql_literal(key));
+}
+
+std::string GraphSql::index_predicate(const IndexedKey& index) {
+  // jsonpath: any item at any depth that is a wrapped NaN ({"$d": "NaN"}, json_codec.hpp).
+  return fmt::format("label = {} AND NOT ({} @? '$.** ? (@.\"$d\" == \"NaN\")')", sql_literal(index.label),
+                     index_expression(index.key));
+}
+
+std::string GraphSql::create_index(Table t, const std::string& name, const IndexedKey& index, bool unique) const {
+  return fmt::format("CREATE {}INDEX {} ON {} ({}) WHERE {}", unique ? "UNIQUE " : "", quoted(name), table(t),
+                     index_expression(index.key), index_predicate(index));
+}
+
+std::string GraphSql::drop_index(const std::string& name) const {
+  return fmt::format("DROP INDEX IF EXISTS {}.{}", schema_, quoted(name));
+}
+
+std::string GraphSql::first_duplicate(Table t, const IndexedKey& index) const {
+  return fmt::format(
+      "SELECT jsonb_build_object('v', {0})::text, array_agg(id ORDER BY id) FROM {1} WHERE {2} "
+      "GROUP BY {0} HAVING count(*) > 1 ORDER BY min(id) LIMIT 1",
+      index_expression(index.key), table(t), index_predicate(index));
+}
+
+std::string GraphSql::scan(Table t, FilterShape shape, const IndexedKey* indexed, Scan what) const {
+  std::string sql = what == Scan::count ? "SELECT count(*)"
+                    : t == Table::vertices ? "SELECT id, properties"
+                                           : "SELECT id, from_id, to_id, properties";
+  sql += fmt::format(" FROM {} WHERE label = $1", table(t));
+  int next = 2;
+  if (shape != FilterShape::none) {
+    // Containment uses the GIN index and is exact for scalars (doubles are wrapped objects);
+    // lists additionally need equality, as containment ignores order and extra elements.
+    sql += " AND properties @> $2::jsonb AND NOT (properties ?| $3::text[])";
+    if (shape == FilterShape::with_lists) {
+      sql += " AND NOT EXISTS (SELECT 1 FROM jsonb_each($2::jsonb) AS f (key, value) "
+             "WHERE jsonb_typeof(f.value) = 'array' AND properties -> f.key <> f.value)";
+    }
+    next = 4;
+  }
+  if (indexed) {
+    // Spelled like the index (expression and predicate) so that the planner can use it; the
+    // condition itself repeats what the filter already says.
+    sql += fmt::format(" AND {} AND {} = ${}::jsonb", index_predicate(*indexed), index_expression(indexed->key), next);
+    ++next;
+  }
+  switch (what) {
+    case Scan::page: sql += fmt::format(" AND id > ${}::bigint ORDER BY id LIMIT ${}::bigint", next, next + 1); break;
+    case Scan::lock_first: sql += " ORDER BY id LIMIT 2 FOR UPDATE"; break;
+    case Scan::count: break;
+  }
+  return sql;
+}
+
+std::string GraphSql::incident(Direction direction, bool labeled) const {
+  const std::string label = labeled ? " AND label = $4" : "";
+  const auto side = [&](std::string_view condition) {
+    return fmt::format(
+        "SELECT id, label, from_id, to_id, properties FROM {} WHERE {}{} AND id > $2::bigint "
+        "ORDER BY id LIMIT $3::bigint",
+        edges_, condition, label);
+  };
+  switch (direction) {
+    case Direction::out: return side("from_id = $1::bigint");
+    case Direction::in: return side("to_id = $1::bigint");
+    case Direction::both: break;
+  }
+  // Each side reads its endpoint index in id order; a self-loop is taken from the out side.
+  return fmt::format("SELECT * FROM (({}) UNION ALL ({})) AS e ORDER BY id LIMIT $3::bigint",
+                     side("from_id = $1::bigint"), side("to_id = $1::bigint AND from_id <> $1::bigint"));
+}
 
 std::string GraphSql::expand(Direction direction, const std::string& label_param) const {
   const std::string label = label_param.empty() ? "" : " AND e.label = " + label_param;
@@ -155,8 +239,9 @@ std::string GraphSql::neighbors(Direction direction, bool labeled) const {
       "SELECT id, 0 FROM {0} WHERE id = $1::bigint "
       "UNION SELECT n.id, w.depth + 1 FROM walk w CROSS JOIN LATERAL ({1}) AS n WHERE w.depth < $2::int) "
       "SELECT v.id, v.label, v.properties FROM {0} v "
-      "WHERE v.id IN (SELECT id FROM walk) AND v.id <> $1::bigint ORDER BY v.id",
-      vertices_, expand(direction, labeled ? "$3" : ""));
+      "WHERE v.id IN (SELECT id FROM walk) AND v.id <> $1::bigint AND v.id > $3::bigint "
+      "ORDER BY v.id LIMIT $4::bigint",
+      vertices_, expand(direction, labeled ? "$5" : ""));
 }
 
 std::string GraphSql::reachable(Direction direction, bool labeled, bool bounded) const {

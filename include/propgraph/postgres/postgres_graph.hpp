@@ -106,20 +106,32 @@ class PostgresGraph final : public GraphOperations {
 
   Vertex create_vertex(std::string_view label, const Properties& properties = {}) override;
   std::optional<Vertex> find_vertex_by_id(std::string_view label, const ElementId& id) override;
-  std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& filter = {}) override;
+  std::optional<Vertex> find_vertex(const ElementId& id) override;
+  std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& filter = {},
+                                             const Page& page = {}) override;
   std::optional<Vertex> update_vertex(std::string_view label, const ElementId& id,
                                       const Properties& properties) override;
   bool delete_vertex(std::string_view label, const ElementId& id) override;
   std::int64_t count_vertices(std::string_view label) override;
+  std::int64_t count_vertices() override;
+  Upserted upsert_vertex(std::string_view label, const Properties& match, const Properties& properties = {}) override;
 
   Edge create_edge(const ElementId& from, const ElementId& to, std::string_view label,
                    const Properties& properties = {}) override;
   std::optional<Edge> find_edge_by_id(std::string_view label, const ElementId& id) override;
-  std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& filter = {}) override;
+  std::optional<Edge> find_edge(const ElementId& id) override;
+  std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& filter = {},
+                                        const Page& page = {}) override;
+  std::vector<Edge> incident_edges(const ElementId& vertex, const EdgeQuery& query = {}) override;
   std::optional<Edge> update_edge(std::string_view label, const ElementId& id,
                                   const Properties& properties) override;
   bool delete_edge(std::string_view label, const ElementId& id) override;
   std::int64_t count_edges(std::string_view label) override;
+  std::int64_t count_edges() override;
+
+  bool create_index(std::string_view label, std::string_view key, const IndexOptions& options = {}) override;
+  bool drop_index(std::string_view label, std::string_view key) override;
+  std::vector<IndexInfo> indexes() override;
 
   std::vector<Vertex> neighbors(const ElementId& start, const NeighborOptions& options = {}) override;
   std::optional<Path> shortest_path(const ElementId& from, const ElementId& to,
