@@ -90,10 +90,18 @@ class ParamList {
   std::vector<Param> pointers_;
 };
 
+/// Throws Timeout("PostgresGraph: deadline exceeded (<what>)").
+[[noreturn]] void throw_deadline(std::string_view what);
+
+/// Whether a statement honours the caller's deadline (propgraph::current_deadline()). COMMIT and
+/// ROLLBACK ignore it: once sent they run to the end.
+enum class Deadline { honour, ignore };
+
 class Connection {
  public:
   /// Connects with the non-blocking API (fiber-aware). `conninfo` is a libpq connection string
-  /// or URI. Throws ConnectionError with libpq's message on failure or when `timeout` passes.
+  /// or URI. Throws ConnectionError with libpq's message on failure or when `timeout` passes,
+  /// Timeout when the caller's deadline passes first.
   static std::unique_ptr<Connection> open(const std::string& conninfo, Reactor& reactor,
                                           std::chrono::milliseconds timeout);
   ~Connection();
@@ -104,7 +112,19 @@ class Connection {
   /// `prepare` keeps a server-side prepared statement for this SQL text on this connection.
   /// Throws ServerError (a QueryError) for a server error and ConnectionError when the
   /// connection broke; after the latter, broken() is true.
-  Result exec(const std::string& sql, std::span<const Param> params = {}, bool prepare = true);
+  ///
+  /// Deadline: a deadline that has passed throws Timeout before anything is sent. One that
+  /// passes while the server works cancels the statement (a cancel request, as PQcancel
+  /// sends it; on a fiber it is sent from a helper thread so that the fiber's thread goes on)
+  /// and reads the server's answer, so the connection stays usable: Timeout when the statement
+  /// was cancelled, its result when it finished first. A server that does not answer within
+  /// kCancelGrace of the cancel, or a statement that could not even be sent in time, closes the
+  /// connection (broken() is true) and throws Timeout.
+  Result exec(const std::string& sql, std::span<const Param> params = {}, bool prepare = true,
+              Deadline deadline = Deadline::honour);
+
+  /// How long the server may take to answer a cancelled statement.
+  static constexpr std::chrono::seconds kCancelGrace{5};
 
   /// True once the connection failed; the pool then discards it.
   [[nodiscard]] bool broken() const;
@@ -116,10 +136,18 @@ class Connection {
 
  private:
   Connection(PGconn* conn, Reactor& reactor) : conn_(conn), reactor_(&reactor) {}
+  class StatementWait;
   [[noreturn]] void fail_connection(std::string_view what);
-  void send_prepare(const std::string& name, const std::string& sql, int n_params);
-  void flush();
-  Result collect();
+  [[noreturn]] void fail_deadline(std::string_view what);
+  /// Checks the connection and the deadline before a statement; returns the deadline to honour.
+  std::optional<Clock::time_point> start(Deadline mode);
+  void send_prepare(const std::string& name, const std::string& sql, int n_params,
+                    std::optional<Clock::time_point> deadline);
+  /// Sends the statement: a deadline passing meanwhile closes the connection (Timeout).
+  void flush(std::optional<Clock::time_point> deadline);
+  PGresult* next_result(StatementWait& wait);
+  /// Reads every result of the statement (`first`: one already read); throws the first error.
+  Result collect(StatementWait& wait, PGresult* first = nullptr);
 
   PGconn* conn_;
   Reactor* reactor_;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "propgraph/deadline.hpp"
+
 namespace propgraph::postgres_detail {
 
 ConnectionPool::ConnectionPool(PoolSettings settings, std::shared_ptr<Reactor> reactor)
@@ -24,7 +26,11 @@ std::unique_ptr<Connection> ConnectionPool::take_idle() {
 
 ConnectionPool::Lease ConnectionPool::acquire() {
   const auto now = Clock::now();
-  const auto deadline = now + settings_.acquire_timeout;
+  const auto call_deadline = current_deadline();
+  if (call_deadline && now >= *call_deadline) throw_deadline("before a connection was taken");
+  const auto pool_deadline = now + settings_.acquire_timeout;
+  const bool call_first = call_deadline && *call_deadline < pool_deadline;
+  const auto deadline = call_first ? *call_deadline : pool_deadline;
   std::unique_lock lock(mutex_);
   // Take directly unless the first waiter has waited too long (then queue behind it).
   if (waiters_.empty() || now - waiters_.front()->since < kHandOffAfter) {
@@ -56,6 +62,7 @@ ConnectionPool::Lease ConnectionPool::acquire() {
     }
     if (timed_out) {
       leave_queue();
+      if (call_first) throw_deadline("while waiting for a pool connection");
       throw ConnectionError(fmt::format("connection pool exhausted: waited {} ms for one of {} connections",
                                         settings_.acquire_timeout.count(), settings_.max_size));
     }

@@ -14,6 +14,7 @@
 #include "postgres/json_codec.hpp"
 #include "postgres/statements.hpp"
 #include "postgres/subgraph.hpp"
+#include "propgraph/deadline.hpp"
 #include "propgraph/fmt.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 
@@ -100,17 +101,22 @@ std::string decimal(std::int64_t n) {
   return std::string(buf, end);
 }
 
+/// Runs body() between BEGIN and COMMIT; rolls back when it throws. Under a deadline
+/// (DeadlineScope) every statement honours it, and a deadline that passed before COMMIT rolls
+/// back and throws Timeout: the transaction has no effect unless it commits in time. COMMIT
+/// itself, once sent, runs to its end.
 template <typename F>
 auto in_transaction(Connection& c, F&& body) {
   c.exec(kBegin, {}, false);
   try {
     auto result = body();
-    c.exec(kCommit, {}, false);
+    if (auto d = current_deadline(); d && Clock::now() >= *d) throw_deadline("before COMMIT; rolled back");
+    c.exec(kCommit, {}, false, Deadline::ignore);
     return result;
   } catch (...) {
     if (!c.broken()) {
       try {
-        c.exec(kRollback, {}, false);
+        c.exec(kRollback, {}, false, Deadline::ignore);
       } catch (...) {
         // The pool closes a connection left inside a transaction.
       }

@@ -170,6 +170,29 @@ std::optional<std::string> admin_sql(const std::string& dsn, const std::string& 
   return std::string(r.text(0, 0));
 }
 
+void install_test_triggers(const PostgresGraph& g) {
+  const std::string s = fmt::format("\"{}\"", g.schema_name());
+  const auto& dsn = g.options().conninfo;
+  admin_sql(dsn, fmt::format(
+                             "CREATE FUNCTION {0}.slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                             "IF NEW.properties ? 'sleep_ms' THEN "
+                             "PERFORM pg_sleep((NEW.properties ->> 'sleep_ms')::int / 1000.0); END IF; "
+                             "RETURN NEW; END $$",
+                             s));
+  admin_sql(dsn, fmt::format("CREATE TRIGGER slow_insert BEFORE INSERT ON {0}.vertices "
+                                     "FOR EACH ROW EXECUTE FUNCTION {0}.slow_insert()",
+                                     s));
+  admin_sql(dsn, fmt::format(
+                             "CREATE FUNCTION {0}.refuse_edge() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                             "IF NEW.properties ? 'fail' THEN "
+                             "RAISE EXCEPTION 'refused by trigger: %', NEW.properties ->> 'fail'; END IF; "
+                             "RETURN NEW; END $$",
+                             s));
+  admin_sql(dsn, fmt::format("CREATE TRIGGER refuse_edge BEFORE INSERT ON {0}.edges "
+                                     "FOR EACH ROW EXECUTE FUNCTION {0}.refuse_edge()",
+                                     s));
+}
+
 PrivateCluster::PrivateCluster() : state_dir_(make_state_dir()) {
   cluster_script("start", state_dir_);
   if (fs::exists(fs::path(state_dir_) / "dsn")) dsn_ = read_trimmed(fs::path(state_dir_) / "dsn");

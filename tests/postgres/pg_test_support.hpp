@@ -58,6 +58,10 @@ std::unique_ptr<PostgresGraph> scratch_graph(PostgresOptions options = {.pool_si
 /// the first row, if any. For test set-up only (triggers, server statistics).
 std::optional<std::string> admin_sql(const std::string& dsn, const std::string& sql);
 
+/// Test-only triggers on the graph's tables: inserting a vertex with property sleep_ms sleeps
+/// that long on the server; inserting an edge with property fail raises an error.
+void install_test_triggers(const PostgresGraph& g);
+
 /// A private PostgreSQL cluster, for tests that stop and crash their server.
 class PrivateCluster {
  public:
