@@ -6,6 +6,7 @@
 #include <boost/fiber/future/promise.hpp>
 
 #include <charconv>
+#include <exception>
 #include <thread>
 #include <vector>
 
@@ -82,7 +83,7 @@ ServerError server_error(const PGresult* res) {
   if (auto detail = field(PG_DIAG_MESSAGE_DETAIL); !detail.empty()) message += fmt::format(" ({})", detail);
   if (state.empty()) message = fmt::format("PostgreSQL error: {}", trimmed(PQresultErrorMessage(res)));
   return ServerError(message, std::string(state), std::string(field(PG_DIAG_CONSTRAINT_NAME)),
-                     std::string(field(PG_DIAG_CONTEXT)));
+                     std::string(field(PG_DIAG_CONTEXT)), std::string(field(PG_DIAG_MESSAGE_DETAIL)));
 }
 
 }  // namespace
@@ -153,12 +154,11 @@ bool Connection::still_usable() {
   p.fd = PQsocket(conn_);
   p.events = POLLIN;
   if (::poll(&p, 1, 0) <= 0) return true;  // nothing arrived while idle: the usual case
-  // Input while idle is a notice or the server saying goodbye (then EOF follows).
-  if ((p.revents & (POLLERR | POLLNVAL)) != 0 || PQconsumeInput(conn_) == 0) {
-    broken_ = true;
-    return false;
-  }
-  return PQstatus(conn_) == CONNECTION_OK;
+  // Input while idle is the server saying goodbye (a FATAL message, then EOF: a restart, an
+  // administrator's pg_terminate_backend, an idle timeout) or, rarely, a notice. Either way the
+  // connection is not trusted with a call: a fresh one costs one connect.
+  broken_ = true;
+  return false;
 }
 
 void Connection::fail_connection(std::string_view what) {
@@ -190,7 +190,7 @@ class Connection::StatementWait {
       cancel();
     }
   }
-  /// Asks the server to stop the statement (once).
+  /// Asks the server to stop the statement (once), e.g. because its output is no longer wanted.
   void cancel() {
     if (cancel_) return;
     cancel_.emplace(c_.conn_);
@@ -218,6 +218,16 @@ void Connection::flush(std::optional<Clock::time_point> deadline) {
       // The statement is not complete on the server, so it has not started: closing is safe.
       fail_deadline("while sending the statement; the connection was closed");
     }
+    if (PQconsumeInput(conn_) == 0) fail_connection("sending");
+  }
+}
+
+void Connection::flush(StatementWait& wait) {
+  while (true) {
+    const int pending = PQflush(conn_);
+    if (pending == 0) return;
+    if (pending < 0) fail_connection("sending");
+    wait.ready(readable | writable);
     if (PQconsumeInput(conn_) == 0) fail_connection("sending");
   }
 }
@@ -260,6 +270,90 @@ std::optional<Clock::time_point> Connection::start(Deadline mode) {
   const auto deadline = mode == Deadline::honour ? current_deadline() : std::nullopt;
   if (deadline && Clock::now() >= *deadline) throw_deadline("before the statement was sent");
   return deadline;
+}
+
+Result Connection::copy_in(const std::string& sql, const std::function<bool(std::string&)>& fill) {
+  const auto deadline = start(Deadline::honour);
+  if (PQsendQuery(conn_, sql.c_str()) == 0) fail_connection("sending");
+  flush(deadline);
+  StatementWait wait(*this, deadline);
+  PGresult* first = next_result(wait);
+  if (first == nullptr || PQresultStatus(first) != PGRES_COPY_IN) return collect(wait, first);
+  PQclear(first);
+  std::exception_ptr failure;
+  std::string chunk;
+  for (bool more = true; more;) {
+    chunk.clear();
+    try {
+      more = fill(chunk);
+    } catch (...) {
+      failure = std::current_exception();
+      break;
+    }
+    int put = 0;
+    while ((put = PQputCopyData(conn_, chunk.data(), static_cast<int>(chunk.size()))) == 0) {
+      wait.ready(writable);
+      if (PQconsumeInput(conn_) == 0) fail_connection("sending COPY data");
+    }
+    if (put < 0) {
+      if (PQstatus(conn_) == CONNECTION_BAD) fail_connection("sending COPY data");
+      break;  // the server ended the COPY with an error: collect it
+    }
+    flush(wait);
+  }
+  // A failure of `fill` aborts the COPY: the server rolls the statement back.
+  const char* abort = failure ? "the client abandoned the COPY" : nullptr;
+  int ended = 0;
+  while ((ended = PQputCopyEnd(conn_, abort)) == 0) wait.ready(writable);
+  if (ended < 0 && PQstatus(conn_) == CONNECTION_BAD) fail_connection("ending COPY");
+  flush(wait);
+  if (!failure) return collect(wait);
+  try {
+    collect(wait);
+  } catch (const QueryError&) {
+    // The server's answer to the abort; the caller's failure is what counts.
+  }
+  std::rethrow_exception(failure);
+}
+
+Result Connection::copy_out(const std::string& sql, const std::function<void(std::string_view)>& row) {
+  const auto deadline = start(Deadline::honour);
+  if (PQsendQuery(conn_, sql.c_str()) == 0) fail_connection("sending");
+  flush(deadline);
+  StatementWait wait(*this, deadline);
+  PGresult* first = next_result(wait);
+  if (first == nullptr || PQresultStatus(first) != PGRES_COPY_OUT) return collect(wait, first);
+  PQclear(first);
+  std::exception_ptr failure;
+  while (true) {
+    char* data = nullptr;
+    const int n = PQgetCopyData(conn_, &data, 1);
+    if (n > 0) {
+      if (!failure) {
+        try {
+          row(std::string_view(data, static_cast<std::size_t>(n)));
+        } catch (...) {
+          failure = std::current_exception();
+          wait.cancel();  // the rest is not wanted: let the server stop early
+        }
+      }
+      PQfreemem(data);
+    } else if (n == 0) {
+      wait.ready(readable);
+      if (PQconsumeInput(conn_) == 0) fail_connection("reading COPY data");
+    } else if (n == -1) {
+      break;
+    } else {
+      fail_connection("reading COPY data");
+    }
+  }
+  if (!failure) return collect(wait);
+  try {
+    collect(wait);
+  } catch (const QueryError&) {
+    // Most likely the cancel requested above.
+  }
+  std::rethrow_exception(failure);
 }
 
 void Connection::send_prepare(const std::string& name, const std::string& sql, int n_params,

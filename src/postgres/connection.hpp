@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -23,19 +24,23 @@ namespace propgraph::postgres_detail {
 /// that locate it.
 class ServerError : public QueryError {
  public:
-  ServerError(const std::string& message, std::string sqlstate, std::string constraint = {}, std::string context = {})
+  ServerError(const std::string& message, std::string sqlstate, std::string constraint = {}, std::string context = {},
+              std::string detail = {})
       : QueryError(message), sqlstate_(std::move(sqlstate)), constraint_(std::move(constraint)),
-        context_(std::move(context)) {}
+        context_(std::move(context)), detail_(std::move(detail)) {}
   [[nodiscard]] const std::string& sqlstate() const noexcept { return sqlstate_; }
   /// The violated constraint or index, for integrity errors (class 23).
   [[nodiscard]] const std::string& constraint() const noexcept { return constraint_; }
   /// Where the server was, e.g. "COPY vertices, line 3".
   [[nodiscard]] const std::string& context() const noexcept { return context_; }
+  /// The server's detail line, e.g. "Key (from_id)=(12) is not present in table ...".
+  [[nodiscard]] const std::string& detail() const noexcept { return detail_; }
 
  private:
   std::string sqlstate_;
   std::string constraint_;
   std::string context_;
+  std::string detail_;
 };
 
 /// Owns a PGresult.
@@ -126,6 +131,16 @@ class Connection {
   /// How long the server may take to answer a cancelled statement.
   static constexpr std::chrono::seconds kCancelGrace{5};
 
+  /// COPY ... FROM STDIN: sends what `fill` appends to its (cleared) argument, call after call,
+  /// until it returns false. An exception from `fill` aborts the COPY (the server rolls the
+  /// statement back) and is rethrown. Errors and the deadline as for exec(); an error the server
+  /// raises mid-stream stops the sending early.
+  Result copy_in(const std::string& sql, const std::function<bool(std::string& chunk)>& fill);
+  /// COPY ... TO STDOUT: calls `row` with each CopyData message (one row; in binary format the
+  /// first also carries the header). An exception from `row` cancels the statement and is
+  /// rethrown. Errors and the deadline as for exec().
+  Result copy_out(const std::string& sql, const std::function<void(std::string_view message)>& row);
+
   /// True once the connection failed; the pool then discards it.
   [[nodiscard]] bool broken() const;
   /// True when the connection sits outside a transaction, ready for reuse.
@@ -145,6 +160,8 @@ class Connection {
                     std::optional<Clock::time_point> deadline);
   /// Sends the statement: a deadline passing meanwhile closes the connection (Timeout).
   void flush(std::optional<Clock::time_point> deadline);
+  /// Sends while the statement runs (COPY data): past the deadline the statement is cancelled.
+  void flush(StatementWait& wait);
   PGresult* next_result(StatementWait& wait);
   /// Reads every result of the statement (`first`: one already read); throws the first error.
   Result collect(StatementWait& wait, PGresult* first = nullptr);

@@ -9,9 +9,11 @@
 #include <fmt/format.h>
 
 #include "postgres/connection_pool.hpp"
+#include "postgres/copy_binary.hpp"
 #include "postgres/ids.hpp"
 #include "postgres/index_catalog.hpp"
 #include "postgres/json_codec.hpp"
+#include "postgres/replicas.hpp"
 #include "postgres/statements.hpp"
 #include "postgres/subgraph.hpp"
 #include "propgraph/deadline.hpp"
@@ -88,6 +90,16 @@ Patch make_patch(const Properties& properties) {
   return Patch{encode_properties(properties), text_array(removed)};
 }
 
+/// The jsonb text of a bulk write's record; a value PostgreSQL cannot store names its record.
+std::string encode_record(const Properties& properties, std::string_view call, std::string_view records,
+                          std::size_t i) {
+  try {
+    return encode_properties(properties);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(fmt::format("{}: {}[{}]: {}", call, records, i, e.what()));
+  }
+}
+
 /// A page as statement parameters: after (a row id) and limit (NULL: no limit).
 struct PageArgs {
   std::string after = "0";
@@ -154,12 +166,14 @@ struct PostgresGraph::Impl {
   std::unique_ptr<IdCodec> ids;
   std::unique_ptr<GraphSql> sql;
   IndexCatalog index_catalog;
+  Replicas replicas;
 
   explicit Impl(PostgresOptions opts)
       : options(validated(std::move(opts))),
         catalog(options.catalog_schema),
         pool(PoolSettings{options.conninfo, options.pool_size, options.acquire_timeout, options.connect_timeout},
-             Reactor::shared()) {
+             Reactor::shared()),
+        replicas(options, Reactor::shared()) {
     auto c = pool.acquire();
     if (!c->exec(catalog.catalog_exists).boolean(0, 0)) {
       in_transaction(*c, [&] {
@@ -178,6 +192,8 @@ struct PostgresGraph::Impl {
     sql = std::make_unique<GraphSql>(schema);
     // Graphs created before property indexes existed get their (empty) index catalog now.
     if (!c->exec(sql->index_catalog_exists, {}, false).boolean(0, 0)) c->exec(sql->create_index_catalog, {}, false);
+    // ... and the function delete_vertex calls.
+    if (!c->exec(sql->delete_vertex_exists, {}, false).boolean(0, 0)) c->exec(sql->create_delete_vertex, {}, false);
     load_indexes(*c);
   }
 
@@ -188,17 +204,53 @@ struct PostgresGraph::Impl {
       throw InvalidArgument(fmt::format("catalog_schema '{}' is longer than 40 characters", o.catalog_schema));
     }
     if (o.pool_size < 1) throw InvalidArgument("pool_size must be >= 1");
+    if (o.standby_pool_size < 1) throw InvalidArgument("standby_pool_size must be >= 1");
     return o;
   }
 
   // -- plumbing ----------------------------------------------------------------------------
 
-  Result run(const std::string& statement, std::span<const Param> params) {
-    auto c = pool.acquire();
-    return c->exec(statement, params);
+  /// A read: on a standby when the routing rule allows (Replicas), else on the primary, where a
+  /// read that fails on a connection that had sat idle is retried once (on a fresh connection:
+  /// the pool closes the idle ones along with the broken one). `body(connection)` returns a value.
+  template <typename F>
+  auto read(F&& body) {
+    if (auto r = replicas.try_read(body)) return std::move(*r);
+    for (int attempt = 0;; ++attempt) {
+      auto c = pool.acquire();
+      try {
+        auto r = body(*c);
+        replicas.read_on_primary();
+        return r;
+      } catch (const ConnectionError&) {
+        if (attempt > 0 || !c.reused()) throw;
+      }
+    }
   }
-  Result run(const std::string& statement, std::initializer_list<Param> params) {
-    return run(statement, std::span<const Param>(params.begin(), params.size()));
+  Result query(const std::string& statement, std::span<const Param> params) {
+    return read([&](Connection& c) { return c.exec(statement, params); });
+  }
+  Result query(const std::string& statement, std::initializer_list<Param> params) {
+    return query(statement, std::span<const Param>(params.begin(), params.size()));
+  }
+
+  /// A write (anything that changes the graph or its catalog): on the primary, never retried (it
+  /// may have committed); records its WAL position for the standbys' routing rule.
+  template <typename F>
+  auto write_on_primary(F&& body) {
+    auto c = pool.acquire();
+    try {
+      auto r = body(*c);
+      replicas.wrote(*c);
+      return r;
+    } catch (const ConnectionError&) {
+      replicas.wrote(*c);  // committed or not: unknown (wrote() cannot read the position)
+      throw;
+    }
+  }
+  Result execute(const std::string& statement, std::initializer_list<Param> params) {
+    return write_on_primary(
+        [&](Connection& c) { return c.exec(statement, std::span<const Param>(params.begin(), params.size())); });
   }
 
   void lock_catalog(Connection& c) {
@@ -282,7 +334,9 @@ struct PostgresGraph::Impl {
     ParamList p;
     p.text(std::string(label)).text(json).text("0").text("1");
     const Table table = is_edge ? Table::edges : Table::vertices;
-    Result r = run(sql->scan(table, FilterShape::none, &index, Scan::page), p.view());
+    // On the primary: the holder may be a write no standby has replayed yet.
+    auto c = pool.acquire();
+    Result r = c->exec(sql->scan(table, FilterShape::none, &index, Scan::page), p.view());
     if (r.rows() > 0) {
       holder = fmt::format("{} {}", kind, ids->make(is_edge ? kEdgeId : kVertexId, r.text(0, 0)));
     } else if (batch_holder) {
@@ -297,7 +351,7 @@ struct PostgresGraph::Impl {
   /// errors: a unique violation to AlreadyExists (see throw_duplicate), bad data (class 22,
   /// e.g. invalid UTF-8) to InvalidArgument. `body` must hold its connection only inside.
   template <typename F>
-  auto write(std::string_view label, const Properties& written, F&& body, std::string_view where = {}) {
+  auto mapping_write_errors(std::string_view label, const Properties& written, F&& body, std::string_view where = {}) {
     try {
       return body();
     } catch (const ServerError& e) {
@@ -374,18 +428,26 @@ struct PostgresGraph::Impl {
                 ids->make(kVertexId, r.text(row, from_col + 1)), decode_properties(r.text(row, from_col + 2))};
   }
 
-  /// Loads rows (kind, id, label, from_id, to_id, properties) into a Subgraph.
-  Subgraph load(const Result& r, const std::string* weight_key = nullptr) const {
-    Subgraph sub;
-    for (int i = 0; i < r.rows(); ++i) {
-      std::string label(r.text(i, 2));
-      if (r.text(i, 0) == "0") {
-        sub.add_vertex(Vertex{ids->make(kVertexId, r.text(i, 1)), std::move(label), decode_properties(r.text(i, 5))});
-      } else {
-        sub.add_edge(edge_from(r, i, ids->make(kEdgeId, r.text(i, 1)), std::move(label), 3), weight_key);
-      }
-    }
-    return sub;
+  /// Loads a subgraph's rows (GraphSql::reachable / whole) through COPY in binary format.
+  /// `edge_records`: results may name edges (paths, cycles), so keep their records.
+  Subgraph load(const std::string& select, bool edge_records, const std::string* weight_key = nullptr) {
+    return read([&](Connection& c) {
+      Subgraph sub(*ids);
+      CopyReader reader;
+      std::vector<CopyField> f;
+      DeadlineTicker<4096> ticker("PostgresGraph");
+      c.copy_out(GraphSql::copy_to(select), [&](std::string_view message) {
+        if (!reader.row(message, f, 6)) return;
+        ticker.tick();
+        if (f[0].int8() == 0) {
+          sub.add_vertex(f[1].int8(), f[2].bytes, std::string(f[5].jsonb()));
+        } else {
+          sub.add_edge(f[1].int8(), f[3].int8(), f[4].int8(), f[2].bytes,
+                       f[5].null ? std::string("{}") : std::string(f[5].jsonb()), edge_records, weight_key);
+        }
+      });
+      return sub;
+    });
   }
 
   /// The subgraph a traversal from `start` can touch: within max_depth hops, or everything
@@ -393,25 +455,90 @@ struct PostgresGraph::Impl {
   Subgraph reachable(const ElementId& start, Direction direction, const std::optional<std::string>& edge_label,
                      int max_depth, const std::string* weight_key = nullptr) {
     const auto start_row = ids->row(start, kVertexId);
-    if (!start_row) return Subgraph{};
-    const auto label = label_filter(edge_label);
+    if (!start_row) return Subgraph(*ids);
     const bool bounded = max_depth >= 0 && max_depth <= kMaxCteDepth;
-    ParamList p;
-    p.text(*start_row);
-    if (bounded) p.integer(max_depth);
-    if (label) p.text(*label);
-    return load(run(sql->reachable(direction, label.has_value(), bounded), p.view()), weight_key);
+    return load(sql->reachable(direction, label_filter(edge_label), std::stoll(*start_row),
+                               bounded ? std::optional<int>(max_depth) : std::nullopt),
+                true, weight_key);
   }
 
   /// Every vertex [with vertex_label] and the edges [with edge_label] between them.
   Subgraph whole(const std::optional<std::string>& vertex_label, const std::optional<std::string>& edge_label,
-                 bool edge_properties) {
-    const auto vl = label_filter(vertex_label);
-    const auto el = label_filter(edge_label);
-    ParamList p;
-    if (vl) p.text(*vl);
-    if (el) p.text(*el);
-    return load(run(sql->whole(vl.has_value(), el.has_value(), edge_properties), p.view()));
+                 bool edge_records) {
+    return load(sql->whole(label_filter(vertex_label), label_filter(edge_label), edge_records), edge_records);
+  }
+
+  // -- bulk writes ---------------------------------------------------------------------------
+
+  /// `n` fresh row ids of `table`, ascending.
+  std::vector<std::int64_t> reserve_rows(Connection& c, Table table, std::size_t n) {
+    const std::string count = decimal(static_cast<std::int64_t>(n));
+    Param p[] = {count.c_str()};
+    Result r = c.exec(sql->reserve_ids(table), p);
+    std::vector<std::int64_t> rows;
+    rows.reserve(n);
+    for (int i = 0; i < r.rows(); ++i) rows.push_back(r.int64(i, 0));
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  }
+
+  /// Streams `n` rows through COPY in one transaction; `put_row(chunk, i, row id)` appends
+  /// record i. `prepare(connection)` runs first, in the transaction. Returns the row ids, in
+  /// record order.
+  template <typename PutRow, typename Prepare>
+  std::vector<std::int64_t> copy_rows(Table table, std::size_t n, PutRow&& put_row, Prepare&& prepare) {
+    constexpr std::size_t kChunk = std::size_t{1} << 18;
+    return write_on_primary([&](Connection& c) {
+      return in_transaction(c, [&] {
+        prepare(c);
+        std::vector<std::int64_t> rows = reserve_rows(c, table, n);
+        std::size_t next = 0;
+        c.copy_in(sql->copy_from(table), [&](std::string& chunk) {
+          if (next == 0) CopyWriter::header(chunk);
+          for (; next < n && chunk.size() < kChunk; ++next) put_row(chunk, next, rows[next]);
+          if (next < n) return true;
+          CopyWriter::trailer(chunk);
+          return false;
+        });
+        return rows;
+      });
+    });
+  }
+
+  /// The record (0-based) a COPY error names in its context ("COPY vertices, line 3, ...").
+  static std::optional<std::size_t> copy_record(const ServerError& e, std::size_t n) {
+    const auto at = e.context().find(", line ");
+    if (at == std::string::npos) return std::nullopt;
+    std::size_t line = 0;
+    const char* first = e.context().data() + at + 7;
+    auto [ptr, ec] = std::from_chars(first, e.context().data() + e.context().size(), line);
+    if (ec != std::errc() || line < 1 || line > n) return std::nullopt;
+    return line - 1;
+  }
+
+  /// A bulk write's server error in the terms of single writes, located at its record
+  /// ("create_vertices: vertices[3]: ..."): unique violations (the holder may be an earlier
+  /// record of the batch), bad data. `record(i)` gives record i's label and properties.
+  template <typename Record>
+  [[noreturn]] void throw_bulk_error(const ServerError& e, std::string_view call, std::string_view records,
+                                     std::size_t n, Record&& record) {
+    const auto i = copy_record(e, n);
+    const std::string where =
+        i ? fmt::format("{}: {}[{}]: ", call, records, *i) : fmt::format("{}: ", call);
+    if (e.sqlstate() == kUniqueViolation && i) {
+      const auto& [label, written] = record(*i);
+      throw_duplicate(e, label, written, where, [&](const IndexedKey& index, const Value& value) -> std::string {
+        for (std::size_t j = 0; j < *i; ++j) {
+          const auto& [other_label, other] = record(j);
+          if (other_label == index.label && other[index.key] == value) {
+            return fmt::format("{}[{}] of the same batch", records, j);
+          }
+        }
+        return {};
+      });
+    }
+    if (e.sqlstate().starts_with("22")) throw InvalidArgument(fmt::format("{}{}", where, e.what()));
+    throw e;
   }
 };
 
@@ -420,6 +547,8 @@ PostgresGraph::~PostgresGraph() = default;
 
 const PostgresOptions& PostgresGraph::options() const noexcept { return impl_->options; }
 const std::string& PostgresGraph::schema_name() const noexcept { return impl_->schema; }
+
+PostgresGraph::ReadRouting PostgresGraph::read_routing() const { return impl_->replicas.routing(); }
 
 PostgresGraph::PoolStatus PostgresGraph::pool_status() {
   const auto s = impl_->pool.status();
@@ -430,43 +559,46 @@ PostgresGraph::PoolStatus PostgresGraph::pool_status() {
 
 bool PostgresGraph::create_graph(std::string_view name) {
   validate_label(name, "graph name");
-  auto c = impl_->pool.acquire();
-  return impl_->create_graph(*c, std::string(name)).has_value();
+  return impl_->write_on_primary([&](Connection& c) { return impl_->create_graph(c, std::string(name)).has_value(); });
 }
 
 bool PostgresGraph::drop_graph(std::string_view name) {
   if (!is_valid_label(name)) return false;
-  auto c = impl_->pool.acquire();
   if (name == impl_->options.graph) {
     // Empties the graph and drops its property indexes; identities continue, so old ids are
     // never reissued.
-    in_transaction(*c, [&] {
-      c->exec(impl_->sql->lock_indexes);
-      Result dropped = c->exec(impl_->sql->delete_all_indexes);
-      for (int i = 0; i < dropped.rows(); ++i) {
-        for (int col = 0; col < 2; ++col) c->exec(impl_->sql->drop_index(std::string(dropped.text(i, col))), {}, false);
-      }
-      c->exec(impl_->sql->truncate);
+    impl_->write_on_primary([&](Connection& c) {
+      in_transaction(c, [&] {
+        c.exec(impl_->sql->lock_indexes);
+        Result dropped = c.exec(impl_->sql->delete_all_indexes);
+        for (int i = 0; i < dropped.rows(); ++i) {
+          for (int col = 0; col < 2; ++col) c.exec(impl_->sql->drop_index(std::string(dropped.text(i, col))), {}, false);
+        }
+        c.exec(impl_->sql->truncate);
+        return 0;
+      });
+      impl_->load_indexes(c);
       return 0;
     });
-    impl_->load_indexes(*c);
     return true;
   }
   const std::string n(name);
-  return in_transaction(*c, [&] {
-    impl_->lock_catalog(*c);
-    Param p[] = {n.c_str()};
-    Result r = c->exec(impl_->catalog.delete_graph, p);
-    if (r.rows() == 0) return false;
-    c->exec(impl_->catalog.drop_graph_ddl(r.int64(0, 0)), {}, false);
-    return true;
+  return impl_->write_on_primary([&](Connection& c) {
+    return in_transaction(c, [&] {
+      impl_->lock_catalog(c);
+      Param p[] = {n.c_str()};
+      Result r = c.exec(impl_->catalog.delete_graph, p);
+      if (r.rows() == 0) return false;
+      c.exec(impl_->catalog.drop_graph_ddl(r.int64(0, 0)), {}, false);
+      return true;
+    });
   });
 }
 
 bool PostgresGraph::graph_exists(std::string_view name) {
   if (!is_valid_label(name)) return false;
   const std::string n(name);
-  return impl_->run(impl_->catalog.graph_id, {n.c_str()}).rows() > 0;
+  return impl_->query(impl_->catalog.graph_id, {n.c_str()}).rows() > 0;
 }
 
 namespace {
@@ -478,8 +610,8 @@ std::vector<std::string> column(const Result& r) {
 }
 }  // namespace
 
-std::vector<std::string> PostgresGraph::vertex_labels() { return column(impl_->run(impl_->sql->vertex_labels, {})); }
-std::vector<std::string> PostgresGraph::edge_labels() { return column(impl_->run(impl_->sql->edge_labels, {})); }
+std::vector<std::string> PostgresGraph::vertex_labels() { return column(impl_->query(impl_->sql->vertex_labels, {})); }
+std::vector<std::string> PostgresGraph::edge_labels() { return column(impl_->query(impl_->sql->edge_labels, {})); }
 
 // -- indexes ----------------------------------------------------------------------------------
 
@@ -493,41 +625,43 @@ bool PostgresGraph::create_index(std::string_view label, std::string_view key, c
                          index_name('v', label, key), index_name('e', label, key)};
   const std::string unique = options.unique ? "true" : "false";
   auto& sql = *impl_->sql;
-  auto c = impl_->pool.acquire();
-  Table building = Table::vertices;
-  try {
-    // One transaction: the catalog row and both indexes exist together or not at all.
-    const bool created = in_transaction(*c, [&] {
-      c->exec(sql.lock_indexes);
-      Param find[] = {entry.indexed.label.c_str(), entry.indexed.key.c_str()};
-      if (c->exec(sql.find_index, find).rows() > 0) return false;
-      Param insert[] = {entry.indexed.label.c_str(), entry.indexed.key.c_str(), unique.c_str(),
-                        entry.vertex_index.c_str(), entry.edge_index.c_str()};
-      c->exec(sql.insert_index, insert);
-      building = Table::vertices;
-      c->exec(sql.create_index(Table::vertices, entry.vertex_index, entry.indexed, options.unique), {}, false);
-      building = Table::edges;
-      c->exec(sql.create_index(Table::edges, entry.edge_index, entry.indexed, options.unique), {}, false);
-      return true;
-    });
-    impl_->load_indexes(*c);
-    return created;
-  } catch (const ServerError& e) {
-    if (e.sqlstate() != kUniqueViolation) throw;
-    // Rolled back; name the first duplicate as MemoryGraph does.
-    Result d = c->exec(sql.first_duplicate(building, entry.indexed), {}, false);
-    if (d.rows() == 0) throw AlreadyExists(fmt::format("create_index: {}", e.what()));
-    const Value value = decode_properties(d.text(0, 0))["v"];
-    std::string_view row_ids = d.text(0, 1);  // {12,34,...}
-    row_ids.remove_prefix(1);
-    const auto comma = row_ids.find(',');
-    const std::string_view first = row_ids.substr(0, comma);
-    const std::string_view second = row_ids.substr(comma + 1, row_ids.find_first_of(",}", comma + 1) - comma - 1);
-    const IdKind kind = building == Table::vertices ? kVertexId : kEdgeId;
-    throw AlreadyExists(fmt::format("create_index: {} {} and {} of label {} both hold {} = {}",
-                                    building == Table::vertices ? "vertices" : "edges", impl_->ids->make(kind, first),
-                                    impl_->ids->make(kind, second), label, key, value));
-  }
+  return impl_->write_on_primary([&](Connection& c) {
+    Table building = Table::vertices;
+    try {
+      // One transaction: the catalog row and both indexes exist together or not at all.
+      const bool created = in_transaction(c, [&] {
+        c.exec(sql.lock_indexes);
+        Param find[] = {entry.indexed.label.c_str(), entry.indexed.key.c_str()};
+        if (c.exec(sql.find_index, find).rows() > 0) return false;
+        Param insert[] = {entry.indexed.label.c_str(), entry.indexed.key.c_str(), unique.c_str(),
+                          entry.vertex_index.c_str(), entry.edge_index.c_str()};
+        c.exec(sql.insert_index, insert);
+        building = Table::vertices;
+        c.exec(sql.create_index(Table::vertices, entry.vertex_index, entry.indexed, options.unique), {}, false);
+        building = Table::edges;
+        c.exec(sql.create_index(Table::edges, entry.edge_index, entry.indexed, options.unique), {}, false);
+        return true;
+      });
+      impl_->load_indexes(c);
+      return created;
+    } catch (const ServerError& e) {
+      if (e.sqlstate() != kUniqueViolation) throw;
+      // Rolled back; name the first duplicate as MemoryGraph does.
+      Result d = c.exec(sql.first_duplicate(building, entry.indexed), {}, false);
+      if (d.rows() == 0) throw AlreadyExists(fmt::format("create_index: {}", e.what()));
+      const Value value = decode_properties(d.text(0, 0))["v"];
+      std::string_view row_ids = d.text(0, 1);  // {12,34,...}
+      row_ids.remove_prefix(1);
+      const auto comma = row_ids.find(',');
+      const std::string_view first = row_ids.substr(0, comma);
+      const std::string_view second = row_ids.substr(comma + 1, row_ids.find_first_of(",}", comma + 1) - comma - 1);
+      const IdKind kind = building == Table::vertices ? kVertexId : kEdgeId;
+      throw AlreadyExists(fmt::format("create_index: {} {} and {} of label {} both hold {} = {}",
+                                      building == Table::vertices ? "vertices" : "edges",
+                                      impl_->ids->make(kind, first), impl_->ids->make(kind, second), label, key,
+                                      value));
+    }
+  });
 }
 
 bool PostgresGraph::drop_index(std::string_view label, std::string_view key) {
@@ -535,18 +669,19 @@ bool PostgresGraph::drop_index(std::string_view label, std::string_view key) {
   const std::string l(label);
   const std::string k(key);
   auto& sql = *impl_->sql;
-  auto c = impl_->pool.acquire();
-  const bool dropped = in_transaction(*c, [&] {
-    c->exec(sql.lock_indexes);
-    Param p[] = {l.c_str(), k.c_str()};
-    Result r = c->exec(sql.delete_index, p);
-    if (r.rows() == 0) return false;
-    c->exec(sql.drop_index(std::string(r.text(0, 0))), {}, false);
-    c->exec(sql.drop_index(std::string(r.text(0, 1))), {}, false);
-    return true;
+  return impl_->write_on_primary([&](Connection& c) {
+    const bool dropped = in_transaction(c, [&] {
+      c.exec(sql.lock_indexes);
+      Param p[] = {l.c_str(), k.c_str()};
+      Result r = c.exec(sql.delete_index, p);
+      if (r.rows() == 0) return false;
+      c.exec(sql.drop_index(std::string(r.text(0, 0))), {}, false);
+      c.exec(sql.drop_index(std::string(r.text(0, 1))), {}, false);
+      return true;
+    });
+    impl_->load_indexes(c);
+    return dropped;
   });
-  impl_->load_indexes(*c);
-  return dropped;
 }
 
 std::vector<IndexInfo> PostgresGraph::indexes() {
@@ -562,7 +697,7 @@ Vertex PostgresGraph::create_vertex(std::string_view label, const Properties& pr
   validate_properties(properties);
   const std::string json = encode_properties(properties);
   std::string l(label);
-  Result r = impl_->write(label, properties, [&] { return impl_->run(impl_->sql->insert_vertex, {l.c_str(), json.c_str()}); });
+  Result r = impl_->mapping_write_errors(label, properties, [&] { return impl_->execute(impl_->sql->insert_vertex, {l.c_str(), json.c_str()}); });
   return Vertex{impl_->ids->make(kVertexId, r.text(0, 0)), std::move(l), without_nulls(properties)};
 }
 
@@ -571,7 +706,7 @@ std::optional<Vertex> PostgresGraph::find_vertex_by_id(std::string_view label, c
   const auto row = impl_->ids->row(id, kVertexId);
   if (!row) return std::nullopt;
   std::string l(label);
-  Result r = impl_->run(impl_->sql->find_vertex, {row->c_str(), l.c_str()});
+  Result r = impl_->query(impl_->sql->find_vertex, {row->c_str(), l.c_str()});
   if (r.rows() == 0) return std::nullopt;
   return Vertex{id, std::move(l), decode_properties(r.text(0, 0))};
 }
@@ -579,7 +714,7 @@ std::optional<Vertex> PostgresGraph::find_vertex_by_id(std::string_view label, c
 std::optional<Vertex> PostgresGraph::find_vertex(const ElementId& id) {
   const auto row = impl_->ids->row(id, kVertexId);
   if (!row) return std::nullopt;
-  Result r = impl_->run(impl_->sql->find_vertex_any, {row->c_str()});
+  Result r = impl_->query(impl_->sql->find_vertex_any, {row->c_str()});
   if (r.rows() == 0) return std::nullopt;
   return Vertex{id, std::string(r.text(0, 0)), decode_properties(r.text(0, 1))};
 }
@@ -591,7 +726,7 @@ std::vector<Vertex> PostgresGraph::find_vertices_by_label(std::string_view label
   const PageArgs p = impl_->page(page, kVertexId);
   if (f.matches_nothing || p.empty) return {};
   ParamList params = Impl::scan_params(label, f, &p);
-  Result r = impl_->run(impl_->sql->scan(Table::vertices, f.shape, f.indexed ? &*f.indexed : nullptr, Scan::page),
+  Result r = impl_->query(impl_->sql->scan(Table::vertices, f.shape, f.indexed ? &*f.indexed : nullptr, Scan::page),
                         params.view());
   const std::string l(label);
   std::vector<Vertex> result;
@@ -611,8 +746,8 @@ std::optional<Vertex> PostgresGraph::update_vertex(std::string_view label, const
   if (!row) return std::nullopt;
   const Patch patch = make_patch(properties);
   std::string l(label);
-  Result r = impl_->write(label, properties, [&] {
-    return impl_->run(impl_->sql->update_vertex, {row->c_str(), l.c_str(), patch.set.c_str(), patch.removed.c_str()});
+  Result r = impl_->mapping_write_errors(label, properties, [&] {
+    return impl_->execute(impl_->sql->update_vertex, {row->c_str(), l.c_str(), patch.set.c_str(), patch.removed.c_str()});
   });
   if (r.rows() == 0) return std::nullopt;
   return Vertex{id, std::move(l), decode_properties(r.text(0, 0))};
@@ -623,17 +758,17 @@ bool PostgresGraph::delete_vertex(std::string_view label, const ElementId& id) {
   const auto row = impl_->ids->row(id, kVertexId);
   if (!row) return false;
   const std::string l(label);
-  // The foreign keys cascade to the incident edges within the same statement.
-  return impl_->run(impl_->sql->delete_vertex, {row->c_str(), l.c_str()}).affected() > 0;
+  // One call of the graph's delete_vertex function: the vertex, then its edges.
+  return impl_->execute(impl_->sql->delete_vertex, {row->c_str(), l.c_str()}).boolean(0, 0);
 }
 
 std::int64_t PostgresGraph::count_vertices(std::string_view label) {
   if (!is_valid_label(label)) return 0;
   const std::string l(label);
-  return impl_->run(impl_->sql->count_vertices, {l.c_str()}).int64(0, 0);
+  return impl_->query(impl_->sql->count_vertices, {l.c_str()}).int64(0, 0);
 }
 
-std::int64_t PostgresGraph::count_vertices() { return impl_->run(impl_->sql->count_all_vertices, {}).int64(0, 0); }
+std::int64_t PostgresGraph::count_vertices() { return impl_->query(impl_->sql->count_all_vertices, {}).int64(0, 0); }
 
 Upserted PostgresGraph::upsert_vertex(std::string_view label, const Properties& match, const Properties& properties) {
   validate_label(label);
@@ -655,32 +790,59 @@ Upserted PostgresGraph::upsert_vertex(std::string_view label, const Properties& 
   const Filter f = impl_->filter(label, match);
   const std::string l(label);
   auto& sql = *impl_->sql;
-  return impl_->write(label, written, [&] {
-    auto c = impl_->pool.acquire();
-    return in_transaction(*c, [&]() -> Upserted {
-      Param lock[] = {lock_key.c_str()};
-      c->exec(sql.upsert_lock, lock);
-      if (!f.matches_nothing) {
-        const IndexedKey* indexed = f.indexed ? &*f.indexed : nullptr;
-        ParamList p = Impl::scan_params(label, f, nullptr);
-        Result found = c->exec(sql.scan(Table::vertices, f.shape, indexed, Scan::lock_first), p.view());
-        if (found.rows() > 1) {
-          const std::int64_t n = c->exec(sql.scan(Table::vertices, f.shape, indexed, Scan::count), p.view()).int64(0, 0);
-          throw InvalidArgument(fmt::format("upsert_vertex: {} vertices of label {} match {}", n, label, match));
-        }
-        if (found.rows() == 1) {
-          const ElementId id = impl_->ids->make(kVertexId, found.text(0, 0));
-          if (properties.empty()) return Upserted{Vertex{id, l, decode_properties(found.text(0, 1))}, false};
-          Param update[] = {found.text(0, 0).data(), l.c_str(), patch.set.c_str(), patch.removed.c_str()};
-          Result u = c->exec(sql.update_vertex, update);
-          return Upserted{Vertex{id, l, decode_properties(u.text(0, 0))}, false};
-        }
+  // Lock, lookup, then UPDATE or INSERT, in one transaction on the primary.
+  const auto upsert = [&](Connection& c) -> Upserted {
+    Param lock[] = {lock_key.c_str()};
+    c.exec(sql.upsert_lock, lock);
+    if (!f.matches_nothing) {
+      const IndexedKey* indexed = f.indexed ? &*f.indexed : nullptr;
+      ParamList p = Impl::scan_params(label, f, nullptr);
+      Result found = c.exec(sql.scan(Table::vertices, f.shape, indexed, Scan::lock_first), p.view());
+      if (found.rows() > 1) {
+        const std::int64_t n = c.exec(sql.scan(Table::vertices, f.shape, indexed, Scan::count), p.view()).int64(0, 0);
+        throw InvalidArgument(fmt::format("upsert_vertex: {} vertices of label {} match {}", n, label, match));
       }
-      Param insert[] = {l.c_str(), created_json.c_str()};
-      Result r = c->exec(sql.insert_vertex, insert);
-      return Upserted{Vertex{impl_->ids->make(kVertexId, r.text(0, 0)), l, without_nulls(written)}, true};
-    });
+      if (found.rows() == 1) {
+        const ElementId id = impl_->ids->make(kVertexId, found.text(0, 0));
+        if (properties.empty()) return Upserted{Vertex{id, l, decode_properties(found.text(0, 1))}, false};
+        Param update[] = {found.text(0, 0).data(), l.c_str(), patch.set.c_str(), patch.removed.c_str()};
+        Result u = c.exec(sql.update_vertex, update);
+        return Upserted{Vertex{id, l, decode_properties(u.text(0, 0))}, false};
+      }
+    }
+    Param insert[] = {l.c_str(), created_json.c_str()};
+    Result r = c.exec(sql.insert_vertex, insert);
+    return Upserted{Vertex{impl_->ids->make(kVertexId, r.text(0, 0)), l, without_nulls(written)}, true};
+  };
+  return impl_->mapping_write_errors(label, written, [&] {
+    return impl_->write_on_primary([&](Connection& c) { return in_transaction(c, [&] { return upsert(c); }); });
   });
+}
+
+std::vector<ElementId> PostgresGraph::create_vertices(std::span<const NewVertex> vertices) {
+  if (vertices.empty()) return {};
+  for (const auto& v : vertices) {
+    validate_label(v.label);
+    validate_properties(v.properties);
+  }
+  const auto record = [&](std::size_t i) {
+    return std::pair<std::string_view, const Properties&>(vertices[i].label, vertices[i].properties);
+  };
+  std::vector<std::int64_t> rows;
+  try {
+    rows = impl_->copy_rows(Table::vertices, vertices.size(), [&](std::string& chunk, std::size_t i, std::int64_t row) {
+      CopyWriter::row(chunk, 3);
+      CopyWriter::int8(chunk, row);
+      CopyWriter::text(chunk, vertices[i].label);
+      CopyWriter::jsonb(chunk, encode_record(vertices[i].properties, "create_vertices", "vertices", i));
+    }, [](Connection&) {});
+  } catch (const ServerError& e) {
+    impl_->throw_bulk_error(e, "create_vertices", "vertices", vertices.size(), record);
+  }
+  std::vector<ElementId> ids;
+  ids.reserve(rows.size());
+  for (std::int64_t row : rows) ids.push_back(impl_->ids->make(kVertexId, row));
+  return ids;
 }
 
 // -- edges ------------------------------------------------------------------------------------
@@ -697,11 +859,12 @@ Edge PostgresGraph::create_edge(const ElementId& from, const ElementId& to, std:
   const auto to_row = impl_->ids->row(to, kVertexId);
   if (!to_row) throw target_missing();
   std::string l(label);
-  Result r = impl_->write(label, properties, [&] {
+  Result r = impl_->mapping_write_errors(label, properties, [&] {
     try {
-      return impl_->run(impl_->sql->insert_edge, {from_row->c_str(), to_row->c_str(), l.c_str(), json.c_str()});
+      return impl_->execute(impl_->sql->insert_edge, {from_row->c_str(), to_row->c_str(), l.c_str(), json.c_str()});
     } catch (const ServerError& e) {
-      // An endpoint was deleted between the check and the insert's foreign-key check.
+      // Graphs created with foreign keys: an endpoint was deleted between the check and the
+      // insert's foreign-key check.
       if (e.sqlstate() == "23503") throw NotFound(fmt::format("create_edge: endpoint vertex deleted ({})", e.what()));
       throw;
     }
@@ -713,12 +876,84 @@ Edge PostgresGraph::create_edge(const ElementId& from, const ElementId& to, std:
   return Edge{impl_->ids->make(kEdgeId, r.text(0, 0)), std::move(l), from, to, without_nulls(properties)};
 }
 
+std::vector<ElementId> PostgresGraph::create_edges(std::span<const NewEdge> edges) {
+  if (edges.empty()) return {};
+  std::vector<std::pair<std::int64_t, std::int64_t>> ends;
+  ends.reserve(edges.size());
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    const auto& e = edges[i];
+    validate_label(e.label);
+    validate_properties(e.properties);
+    const auto from = impl_->ids->row(e.from, kVertexId);
+    if (!from) throw NotFound(fmt::format("create_edges: edges[{}]: source vertex '{}' not found", i, e.from.str()));
+    const auto to = impl_->ids->row(e.to, kVertexId);
+    if (!to) throw NotFound(fmt::format("create_edges: edges[{}]: target vertex '{}' not found", i, e.to.str()));
+    ends.emplace_back(std::stoll(*from), std::stoll(*to));
+  }
+  const auto record = [&](std::size_t i) {
+    return std::pair<std::string_view, const Properties&>(edges[i].label, edges[i].properties);
+  };
+  // Endpoints: checked after the edge lock's stripes are held (a vertex delete waits for them).
+  std::string endpoints = "{";
+  {
+    std::vector<std::int64_t> distinct;
+    distinct.reserve(2 * ends.size());
+    for (const auto& [from, to] : ends) {
+      distinct.push_back(from);
+      distinct.push_back(to);
+    }
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    for (std::size_t i = 0; i < distinct.size(); ++i) endpoints += (i ? "," : "") + decimal(distinct[i]);
+    endpoints += "}";
+  }
+  std::optional<std::int64_t> missing;
+  const auto check_endpoints = [&](Connection& c) {
+    c.exec(impl_->sql->lock_edge_stripes);
+    Param p[] = {endpoints.c_str()};
+    Result r = c.exec(impl_->sql->missing_vertex, p);
+    if (r.rows() > 0) {
+      missing = r.int64(0, 0);
+      throw NotFound("create_edges: an endpoint does not exist");  // rolls back; located below
+    }
+  };
+  std::vector<std::int64_t> rows;
+  try {
+    rows = impl_->copy_rows(Table::edges, edges.size(), [&](std::string& chunk, std::size_t i, std::int64_t row) {
+      CopyWriter::row(chunk, 5);
+      CopyWriter::int8(chunk, row);
+      CopyWriter::text(chunk, edges[i].label);
+      CopyWriter::int8(chunk, ends[i].first);
+      CopyWriter::int8(chunk, ends[i].second);
+      CopyWriter::jsonb(chunk, encode_record(edges[i].properties, "create_edges", "edges", i));
+    }, check_endpoints);
+  } catch (const NotFound&) {
+    if (!missing) throw;
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+      if (ends[i].first == *missing || ends[i].second == *missing) {
+        const bool source = ends[i].first == *missing;
+        throw NotFound(fmt::format("create_edges: edges[{}]: {} vertex '{}' not found", i, source ? "source" : "target",
+                                   (source ? edges[i].from : edges[i].to).str()));
+      }
+    }
+    throw;
+  } catch (const ServerError& e) {
+    // A graph created before foreign keys were dropped still has them.
+    if (e.sqlstate() == "23503") throw NotFound(fmt::format("create_edges: an endpoint vertex was not found ({})", e.what()));
+    impl_->throw_bulk_error(e, "create_edges", "edges", edges.size(), record);
+  }
+  std::vector<ElementId> ids;
+  ids.reserve(rows.size());
+  for (std::int64_t row : rows) ids.push_back(impl_->ids->make(kEdgeId, row));
+  return ids;
+}
+
 std::optional<Edge> PostgresGraph::find_edge_by_id(std::string_view label, const ElementId& id) {
   if (!is_valid_label(label)) return std::nullopt;
   const auto row = impl_->ids->row(id, kEdgeId);
   if (!row) return std::nullopt;
   std::string l(label);
-  Result r = impl_->run(impl_->sql->find_edge, {row->c_str(), l.c_str()});
+  Result r = impl_->query(impl_->sql->find_edge, {row->c_str(), l.c_str()});
   if (r.rows() == 0) return std::nullopt;
   return impl_->edge_from(r, 0, id, std::move(l), 0);
 }
@@ -726,7 +961,7 @@ std::optional<Edge> PostgresGraph::find_edge_by_id(std::string_view label, const
 std::optional<Edge> PostgresGraph::find_edge(const ElementId& id) {
   const auto row = impl_->ids->row(id, kEdgeId);
   if (!row) return std::nullopt;
-  Result r = impl_->run(impl_->sql->find_edge_any, {row->c_str()});
+  Result r = impl_->query(impl_->sql->find_edge_any, {row->c_str()});
   if (r.rows() == 0) return std::nullopt;
   return impl_->edge_from(r, 0, id, std::string(r.text(0, 0)), 1);
 }
@@ -738,7 +973,7 @@ std::vector<Edge> PostgresGraph::find_edges_by_label(std::string_view label, con
   const PageArgs p = impl_->page(page, kEdgeId);
   if (f.matches_nothing || p.empty) return {};
   ParamList params = Impl::scan_params(label, f, &p);
-  Result r = impl_->run(impl_->sql->scan(Table::edges, f.shape, f.indexed ? &*f.indexed : nullptr, Scan::page),
+  Result r = impl_->query(impl_->sql->scan(Table::edges, f.shape, f.indexed ? &*f.indexed : nullptr, Scan::page),
                         params.view());
   const std::string l(label);
   std::vector<Edge> result;
@@ -757,7 +992,7 @@ std::vector<Edge> PostgresGraph::incident_edges(const ElementId& vertex, const E
   params.text(*row).text(p.after);
   if (p.limit) params.text(*p.limit); else params.null();
   if (label) params.text(*label);
-  Result r = impl_->run(impl_->sql->incident(query.direction, label.has_value()), params.view());
+  Result r = impl_->query(impl_->sql->incident(query.direction, label.has_value()), params.view());
   std::vector<Edge> result;
   result.reserve(static_cast<std::size_t>(r.rows()));
   for (int i = 0; i < r.rows(); ++i) {
@@ -775,8 +1010,8 @@ std::optional<Edge> PostgresGraph::update_edge(std::string_view label, const Ele
   if (!row) return std::nullopt;
   const Patch patch = make_patch(properties);
   std::string l(label);
-  Result r = impl_->write(label, properties, [&] {
-    return impl_->run(impl_->sql->update_edge, {row->c_str(), l.c_str(), patch.set.c_str(), patch.removed.c_str()});
+  Result r = impl_->mapping_write_errors(label, properties, [&] {
+    return impl_->execute(impl_->sql->update_edge, {row->c_str(), l.c_str(), patch.set.c_str(), patch.removed.c_str()});
   });
   if (r.rows() == 0) return std::nullopt;
   return impl_->edge_from(r, 0, id, std::move(l), 0);
@@ -787,16 +1022,16 @@ bool PostgresGraph::delete_edge(std::string_view label, const ElementId& id) {
   const auto row = impl_->ids->row(id, kEdgeId);
   if (!row) return false;
   const std::string l(label);
-  return impl_->run(impl_->sql->delete_edge, {row->c_str(), l.c_str()}).affected() > 0;
+  return impl_->execute(impl_->sql->delete_edge, {row->c_str(), l.c_str()}).affected() > 0;
 }
 
 std::int64_t PostgresGraph::count_edges(std::string_view label) {
   if (!is_valid_label(label)) return 0;
   const std::string l(label);
-  return impl_->run(impl_->sql->count_edges, {l.c_str()}).int64(0, 0);
+  return impl_->query(impl_->sql->count_edges, {l.c_str()}).int64(0, 0);
 }
 
-std::int64_t PostgresGraph::count_edges() { return impl_->run(impl_->sql->count_all_edges, {}).int64(0, 0); }
+std::int64_t PostgresGraph::count_edges() { return impl_->query(impl_->sql->count_all_edges, {}).int64(0, 0); }
 
 // -- traversal --------------------------------------------------------------------------------
 
@@ -817,7 +1052,7 @@ std::vector<Vertex> PostgresGraph::neighbors(const ElementId& start, const Neigh
   params.text(*row).integer(options.max_depth).text(p.after);
   if (p.limit) params.text(*p.limit); else params.null();
   if (label) params.text(*label);
-  Result r = impl_->run(impl_->sql->neighbors(options.direction, label.has_value()), params.view());
+  Result r = impl_->query(impl_->sql->neighbors(options.direction, label.has_value()), params.view());
   std::vector<Vertex> result;
   result.reserve(static_cast<std::size_t>(r.rows()));
   for (int i = 0; i < r.rows(); ++i) {
@@ -834,7 +1069,7 @@ std::optional<Path> PostgresGraph::shortest_path(const ElementId& from, const El
   // max_depth loads nothing; MemoryGraph rejects it.
   const int depth = weight ? -1 : options.max_depth;
   Subgraph sub = options.max_depth < 0 && !weight
-                     ? Subgraph{}
+                     ? Subgraph(*impl_->ids)
                      : impl_->reachable(from, options.direction, options.edge_label, depth, weight);
   try {
     auto path = sub.graph().shortest_path(sub.memory_vertex(from), sub.memory_vertex(to), options);
@@ -846,7 +1081,7 @@ std::optional<Path> PostgresGraph::shortest_path(const ElementId& from, const El
 }
 
 std::vector<Path> PostgresGraph::all_paths(const ElementId& from, const ElementId& to, const PathOptions& options) {
-  Subgraph sub = options.max_depth < 0 ? Subgraph{}
+  Subgraph sub = options.max_depth < 0 ? Subgraph(*impl_->ids)
                                        : impl_->reachable(from, options.direction, options.edge_label, options.max_depth);
   return sub.paths(sub.graph().all_paths(sub.memory_vertex(from), sub.memory_vertex(to), options));
 }
@@ -863,8 +1098,8 @@ std::optional<Degree> PostgresGraph::degree_centrality(const ElementId& id, cons
   const auto row = impl_->ids->row(id, kVertexId);
   if (!row) return std::nullopt;
   const auto label = label_filter(options.edge_label);
-  Result r = label ? impl_->run(impl_->sql->degree_labeled, {row->c_str(), label->c_str()})
-                   : impl_->run(impl_->sql->degree, {row->c_str()});
+  Result r = label ? impl_->query(impl_->sql->degree_labeled, {row->c_str(), label->c_str()})
+                   : impl_->query(impl_->sql->degree, {row->c_str()});
   if (r.rows() == 0) return std::nullopt;
   Degree d{id, 0, 0};
   if (options.direction != Direction::out) d.in = r.int64(0, 0);
@@ -879,14 +1114,14 @@ std::vector<Component> PostgresGraph::connected_components(const ComponentOption
 
 std::vector<Visit> PostgresGraph::bfs(const ElementId& start, const TraversalOptions& options) {
   Subgraph sub = options.max_depth < 0 || options.max_vertices == 0
-                     ? Subgraph{}
+                     ? Subgraph(*impl_->ids)
                      : impl_->reachable(start, options.direction, options.edge_label, options.max_depth);
   return sub.visits(sub.graph().bfs(sub.memory_vertex(start), options));
 }
 
 std::vector<Visit> PostgresGraph::dfs(const ElementId& start, const TraversalOptions& options) {
   Subgraph sub = options.max_depth < 0 || options.max_vertices == 0
-                     ? Subgraph{}
+                     ? Subgraph(*impl_->ids)
                      : impl_->reachable(start, options.direction, options.edge_label, options.max_depth);
   return sub.visits(sub.graph().dfs(sub.memory_vertex(start), options));
 }

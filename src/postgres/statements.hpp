@@ -7,6 +7,8 @@
 // escaped string literal (sql_literal), so neither can change the statement's meaning.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,7 +64,18 @@ struct GraphSql {
   explicit GraphSql(const std::string& schema);
 
   std::string vertex_labels, edge_labels, truncate;
-  std::string insert_vertex, find_vertex, find_vertex_any, update_vertex, delete_vertex;
+  /// Stripes of a graph's edge lock (see the constructor).
+  static constexpr int kEdgeLockStripes = 64;
+
+  std::string insert_vertex, find_vertex, find_vertex_any, update_vertex;
+  /// $1 id, $2 label -> boolean: the vertex and its edges are gone.
+  std::string delete_vertex;
+  std::string create_delete_vertex;  // the function delete_vertex calls
+  std::string delete_vertex_exists;  // -> bool (graphs created before it existed lack it)
+  /// Every stripe of the graph's edge lock, shared (create_edges).
+  std::string lock_edge_stripes;
+  /// $1 bigint[] of vertex ids -> the first that does not exist, if any.
+  std::string missing_vertex;
   std::string count_vertices, count_all_vertices;
   std::string insert_edge, find_edge, find_edge_any, update_edge, delete_edge, count_edges, count_all_edges;
   std::string degree, degree_labeled;
@@ -104,12 +117,26 @@ struct GraphSql {
   /// neighbors: $1 start, $2 max_depth, $3 after, $4 limit[, $5 edge label] -> id, label,
   /// properties by id.
   [[nodiscard]] std::string neighbors(Direction direction, bool labeled) const;
-  /// The subgraph within max_depth hops along direction: $1 start, $2 max_depth[, $3 label];
-  /// unbounded (everything reachable): $1 start[, $2 label]. Rows: kind (0 vertex, 1 edge),
-  /// id, label, from_id, to_id, properties; vertices then edges, each by id.
-  [[nodiscard]] std::string reachable(Direction direction, bool labeled, bool bounded) const;
-  /// All vertices [with label $1] and the edges between them [with label $1 or $2].
-  [[nodiscard]] std::string whole(bool vertex_labeled, bool edge_labeled, bool edge_properties) const;
+  // -- bulk paths (COPY). COPY takes no parameters, so these spell their values as literals:
+  // integers, and labels through sql_literal (callers pass validated labels or "").
+
+  /// `n` ($1) fresh row ids of `table`'s identity sequence (not necessarily in order).
+  [[nodiscard]] std::string reserve_ids(Table table) const;
+  /// COPY `table` FROM STDIN in binary format; vertices (id, label, properties), edges (id,
+  /// label, from_id, to_id, properties).
+  [[nodiscard]] std::string copy_from(Table table) const;
+  /// COPY (select) TO STDOUT in binary format.
+  [[nodiscard]] static std::string copy_to(const std::string& select);
+  /// Rows of a subgraph: kind (bigint: 0 vertex, 1 edge), id, label, from_id, to_id,
+  /// properties (NULL for edges without edge_properties).
+  /// reachable: the subgraph within max_depth hops from `start` along `direction`, or
+  /// everything reachable without max_depth; vertices then edges, each by id.
+  [[nodiscard]] std::string reachable(Direction direction, const std::optional<std::string>& edge_label,
+                                      std::int64_t start, std::optional<int> max_depth) const;
+  /// whole: every vertex [with vertex_label] and the edges [with edge_label] between them, in
+  /// table order (the reader sorts).
+  [[nodiscard]] std::string whole(const std::optional<std::string>& vertex_label,
+                                  const std::optional<std::string>& edge_label, bool edge_properties) const;
 
   [[nodiscard]] const std::string& table(Table t) const { return t == Table::vertices ? vertices_ : edges_; }
 
