@@ -25,10 +25,11 @@ enum class Operation : std::uint8_t {
   create_vertices, create_edges,
   neighbors, shortest_path, all_paths,
   page_rank, degree_centrality, connected_components, bfs, dfs, detect_cycles,
+  begin, commit, rollback,
 };
 
 /// Number of Operation values.
-inline constexpr std::size_t operation_count = static_cast<std::size_t>(Operation::detect_cycles) + 1;
+inline constexpr std::size_t operation_count = static_cast<std::size_t>(Operation::rollback) + 1;
 
 /// The method's name, e.g. "find_vertex_by_id".
 [[nodiscard]] std::string_view to_string(Operation op) noexcept;
@@ -46,23 +47,14 @@ class CallRef {
   void (*invoke_)(void*);
 };
 
-/// Forwards every GraphOperations call to `inner()` through around(): override around() to act
-/// before and after each call (wait, time, count, fail), or override single methods.
-///
-/// - Arguments and results pass through unchanged, exceptions too; nothing is cached or
-///   reordered. The bulk calls (create_vertices, create_edges) are forwarded as one call.
-/// - around(op, call) must run `call` exactly once, or throw instead of running it.
-/// - Thread safety is the inner graph's; around() runs on the calling thread or fiber.
-class GraphDecorator : public GraphOperations {
+namespace detail {
+
+/// Every GraphOperations call of Base (GraphOperations or Transaction), forwarded to another
+/// graph through around(). The one forwarding list under GraphDecorator and the transactions it
+/// hands out; not meant to be used directly.
+template <class Base>
+class Forwarding : public Base {
  public:
-  /// Forwards to `inner`, which must outlive this object.
-  explicit GraphDecorator(GraphOperations& inner) noexcept : inner_(&inner) {}
-  /// Forwards to `inner` and shares its ownership. Throws InvalidArgument on null.
-  explicit GraphDecorator(std::shared_ptr<GraphOperations> inner);
-
-  /// The decorated graph.
-  [[nodiscard]] GraphOperations& inner() const noexcept { return *inner_; }
-
   bool create_graph(std::string_view name) override;
   bool drop_graph(std::string_view name) override;
   bool graph_exists(std::string_view name) override;
@@ -114,16 +106,48 @@ class GraphDecorator : public GraphOperations {
   std::vector<Cycle> detect_cycles(const CycleOptions& options = {}) override;
 
  protected:
-  /// The hook every forwarded call goes through; the default runs `call`.
-  virtual void around(Operation op, CallRef call);
-
- private:
-  /// The one forwarding mechanism: fn(inner()) run through around(op).
+  explicit Forwarding(GraphOperations& target) noexcept : target_(&target) {}
+  /// The hook every forwarded call goes through.
+  virtual void around(Operation op, CallRef call) = 0;
+  /// The one forwarding mechanism: fn(target) run through around(op).
   template <class Fn>
   auto forward(Operation op, Fn&& fn) -> std::invoke_result_t<Fn&, GraphOperations&>;
+  [[nodiscard]] GraphOperations& target() const noexcept { return *target_; }
 
+ private:
+  GraphOperations* target_;
+};
+
+}  // namespace detail
+
+/// Forwards every GraphOperations call to `inner()` through around(): override around() to act
+/// before and after each call (wait, time, count, fail), or override single methods.
+///
+/// - Arguments and results pass through unchanged, exceptions too; nothing is cached or
+///   reordered. The bulk calls (create_vertices, create_edges) are forwarded as one call.
+/// - begin() returns the inner graph's transaction wrapped so that its calls, and its
+///   commit() and rollback(), go through around() as well (Operation::begin, commit, rollback).
+/// - around(op, call) must run `call` exactly once, or throw instead of running it.
+/// - Thread safety is the inner graph's; around() runs on the calling thread or fiber.
+class GraphDecorator : public detail::Forwarding<GraphOperations> {
+ public:
+  /// Forwards to `inner`, which must outlive this object.
+  explicit GraphDecorator(GraphOperations& inner) noexcept : Forwarding(inner) {}
+  /// Forwards to `inner` and shares its ownership. Throws InvalidArgument on null.
+  explicit GraphDecorator(std::shared_ptr<GraphOperations> inner);
+
+  /// The decorated graph.
+  [[nodiscard]] GraphOperations& inner() const noexcept { return target(); }
+
+  [[nodiscard]] std::unique_ptr<Transaction> begin() override;
+
+ protected:
+  /// The hook every forwarded call goes through; the default runs `call`.
+  void around(Operation op, CallRef call) override;
+
+ private:
+  friend class DecoratedTransaction;
   std::shared_ptr<GraphOperations> owner_;  // empty when the inner graph is borrowed
-  GraphOperations* inner_;
 };
 
 }  // namespace propgraph

@@ -16,6 +16,8 @@
 
 namespace propgraph {
 
+class Transaction;
+
 /// Synchronous property-graph operations over one bound graph.
 ///
 /// Shared contract (the conformance suite checks every backend against it):
@@ -117,6 +119,14 @@ class GraphOperations {
   /// Every index, sorted by label, then key.
   [[nodiscard]] virtual std::vector<IndexInfo> indexes() = 0;
 
+  // -- transactions ----------------------------------------------------------------------------
+  /// Starts a transaction: a GraphOperations whose calls see its own writes and whose writes
+  /// other callers see all at once after commit(), none before. Destroying an open transaction
+  /// rolls it back. Throws InvalidArgument on a Transaction (transactions do not nest). The
+  /// graph must outlive its transactions. Each backend documents its isolation level and what
+  /// concurrent callers wait for.
+  [[nodiscard]] virtual std::unique_ptr<Transaction> begin() = 0;
+
   // -- bulk writes (loaders) ----------------------------------------------------------------
   /// Creates every vertex, all or nothing; returns their ids in input order. Validation is that
   /// of create_vertex. The default loops over create_vertex and deletes what it created when
@@ -161,5 +171,64 @@ class GraphOperations {
   /// same vertex sequence count as one cycle (through the lowest edge ids).
   [[nodiscard]] virtual std::vector<Cycle> detect_cycles(const CycleOptions& options = {}) = 0;
 };
+
+/// A unit of work over a backend: every GraphOperations call, seeing the transaction's own
+/// writes; commit() makes them all visible at once, rollback() (or destruction while open)
+/// discards them. A write that throws inside a transaction has no effect and leaves the
+/// transaction usable. Once committed or rolled back, every call but rollback() and is_open()
+/// throws InvalidArgument.
+///
+/// - Schema and catalog calls (create_graph, drop_graph, create_index, drop_index) are not
+///   transactional: inside a transaction they throw InvalidArgument. indexes() and
+///   graph_exists() read the committed catalog.
+/// - A transaction is used by one thread or fiber at a time (calls may come from different
+///   ones in turn, e.g. through the fiber facade); concurrent calls on one transaction are
+///   undefined behaviour.
+class Transaction : public GraphOperations {
+ public:
+  /// Makes the writes visible to everyone, atomically. Throws TransactionConflict when a
+  /// concurrent transaction prevents it (nothing was applied; run it again), and the
+  /// backend's errors otherwise. Either way the transaction is closed afterwards.
+  virtual void commit() = 0;
+  /// Discards the writes; does nothing when the transaction is already closed.
+  virtual void rollback() = 0;
+  /// False once committed or rolled back.
+  [[nodiscard]] virtual bool is_open() const noexcept = 0;
+  /// Transactions do not nest: always throws InvalidArgument.
+  [[nodiscard]] std::unique_ptr<Transaction> begin() final;
+};
+
+/// Runs `fn(tx)` in a transaction of `graph` and commits; returns fn's result. An exception
+/// from fn or commit rolls back and propagates, except TransactionConflict, after which the
+/// whole function runs again in a new transaction, up to options.max_attempts times in all
+/// (fn must therefore be safe to repeat). InvalidArgument when max_attempts < 1.
+template <class Fn>
+std::invoke_result_t<Fn&, Transaction&> transact(GraphOperations& graph, Fn&& fn, const TransactOptions& options = {});
+
+namespace detail {
+[[noreturn]] void throw_bad_attempts(int max_attempts);
+}  // namespace detail
+
+template <class Fn>
+std::invoke_result_t<Fn&, Transaction&> transact(GraphOperations& graph, Fn&& fn, const TransactOptions& options) {
+  if (options.max_attempts < 1) detail::throw_bad_attempts(options.max_attempts);
+  for (int attempt = 1;; ++attempt) {
+    std::unique_ptr<Transaction> tx = graph.begin();
+    try {
+      if constexpr (std::is_void_v<std::invoke_result_t<Fn&, Transaction&>>) {
+        fn(*tx);
+        tx->commit();
+        return;
+      } else {
+        auto result = fn(*tx);
+        tx->commit();
+        return result;
+      }
+    } catch (const TransactionConflict&) {
+      tx->rollback();
+      if (attempt >= options.max_attempts) throw;
+    }
+  }
+}
 
 }  // namespace propgraph

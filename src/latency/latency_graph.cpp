@@ -33,8 +33,11 @@ double standard_normal(std::uint64_t seed, std::uint64_t call) noexcept {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
+/// A drawn wait in nanoseconds as a duration: negative draws and NaN wait 0, draws beyond the
+/// range of nanoseconds (huge means, long tails) wait nanoseconds::max().
 std::chrono::nanoseconds to_wait(double ns) noexcept {
-  if (!(ns > 0.0)) return std::chrono::nanoseconds::zero();  // also catches NaN
+  if (!(ns > 0.0)) return std::chrono::nanoseconds::zero();
+  if (ns >= 0x1p63) return std::chrono::nanoseconds::max();  // llround would overflow
   return std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(ns)));
 }
 

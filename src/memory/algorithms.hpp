@@ -7,12 +7,13 @@
 #include <optional>
 #include <vector>
 
+#include "memory/overlay.hpp"
 #include "memory/view.hpp"
 #include "propgraph/model.hpp"
 #include "propgraph/options.hpp"
 
 /// Applies M to every View type the algorithms are instantiated for.
-#define PROPGRAPH_FOR_EACH_VIEW(M) M(::propgraph::detail::CommittedView)
+#define PROPGRAPH_FOR_EACH_VIEW(M) M(::propgraph::detail::CommittedView) M(::propgraph::detail::TxView)
 
 namespace propgraph::detail {
 

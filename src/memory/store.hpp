@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -137,6 +138,7 @@ class LabelTable {
     return id;
   }
   [[nodiscard]] const std::string& name(LabelId id) const { return names_[id]; }
+  [[nodiscard]] std::size_t size() const noexcept { return names_.size(); }
 
  private:
   std::vector<std::string> names_;
@@ -150,6 +152,9 @@ struct EdgeFilter {
   LabelId vertex_label = kAnyLabel;  // both endpoints must carry it
 };
 
+/// The committed graph. Changed only by its one writer (MemoryGraph's writer gate) under the
+/// exclusive lock, through the calls below; they keep label membership, indexes and counts in
+/// step with the records. None validates: callers (writes.cpp, Overlay::apply) do.
 struct Store {
   LargeVector<VertexRecord> vertices;
   LargeVector<EdgeRecord> edges;
@@ -160,6 +165,28 @@ struct Store {
   IndexTable edge_indexes;
   std::int64_t live_vertices = 0;
   std::int64_t live_edges = 0;
+  /// Counts applied changes: a reader that saw one version sees the same graph while it holds.
+  std::uint64_t version = 0;
+
+  /// Appends a vertex record (a dead one burns its slot); `out`/`in` must already hold only live
+  /// edges in ascending id order.
+  void push_vertex(VertexRecord record);
+  /// Appends an edge record; a live one is linked at the end of its endpoints' lists (its id is
+  /// the largest) unless `linked` says the lists already hold it.
+  void push_edge(EdgeRecord record, bool linked);
+  /// Replaces the properties of a live element, moving it between index buckets.
+  void set_vertex_properties(Slot v, PackedProperties properties);
+  void set_edge_properties(Slot e, PackedProperties properties);
+  /// Deletes a live edge.
+  void remove_edge(Slot e);
+  /// Deletes a live vertex whose edges are already deleted.
+  void remove_isolated_vertex(Slot v);
+
+  /// Rebuilds everything derived from the records in bulk: adjacency lists (sized exactly,
+  /// filled in edge-id order), label membership, live counts and the entries of the indexes
+  /// (whose definitions stay). For a store whose records were set directly (recovery, bulk
+  /// loads). Throws StorageError when an edge names a dead or missing vertex. O(V + E).
+  void rebuild();
 };
 
 /// The live adjacency: each vertex's own vectors.

@@ -24,6 +24,8 @@
 #include <vector>
 
 #include "memory/snapshot.hpp"
+#include "propgraph/deadline.hpp"
+#include "propgraph/options.hpp"
 #include "memory/store.hpp"
 
 namespace propgraph::detail {
@@ -31,6 +33,27 @@ namespace propgraph::detail {
 inline constexpr Slot kNoSlot = std::numeric_limits<Slot>::max();
 
 enum class ElementKind : char { vertex = 'v', edge = 'e' };
+
+/// Ascending slots of label's elements that may match filter, from the most selective usable
+/// index of `table` (a non-null filter value on an indexed key); nullptr when no index applies.
+/// Index buckets hold live slots only.
+[[nodiscard]] inline const std::vector<Slot>* index_candidates(const IndexTable& table, LabelId label,
+                                                              const Properties& filter) {
+  static const std::vector<Slot> none;
+  if (filter.empty() || label >= table.size() || table[label].empty()) return nullptr;
+  const std::vector<Slot>* best = nullptr;
+  for (const auto& index : table[label]) {
+    const Value* want = filter.find(index.key());
+    if (!want || want->is_null()) continue;
+    const auto* bucket = index.find(PackedProperties::value_key(*want));
+    if (!bucket) return &none;  // no element holds that value
+    if (!best || bucket->size() < best->size()) best = bucket;
+  }
+  return best;
+}
+
+template <typename View, typename It>
+[[nodiscard]] It first_after(const View& g, ElementKind kind, It first, It last, const std::optional<ElementId>& after);
 
 /// The committed graph: MemoryGraph's store, read under its shared lock.
 class CommittedView {
@@ -71,6 +94,34 @@ class CommittedView {
   [[nodiscard]] std::int64_t count_members(ElementKind kind, LabelId label) const noexcept {
     const auto& table = kind == ElementKind::vertex ? store_.vertices_by_label : store_.edges_by_label;
     return label < table.size() ? table[label].live : 0;
+  }
+
+  /// fn(slot) for the live elements of `label` matching `filter`, ascending slot, after
+  /// page.after, at most page.limit (0: all). Uses an index when one applies: O(log n + bucket
+  /// scanned), else O(log n + elements scanned).
+  template <typename Fn>
+  void scan(ElementKind kind, LabelId label, const Properties& filter, const Page& page, Fn&& fn) const {
+    if (label == kUnknownLabel) return;
+    const bool vertices = kind == ElementKind::vertex;
+    const std::vector<Slot>* slots = index_candidates(vertices ? store_.vertex_indexes : store_.edge_indexes, label, filter);
+    const bool indexed = slots != nullptr;
+    if (!indexed) {
+      const auto& table = vertices ? store_.vertices_by_label : store_.edges_by_label;
+      if (label >= table.size()) return;
+      slots = &table[label].slots;
+    }
+    std::size_t taken = 0;
+    DeadlineTicker ticker("label scan");
+    for (auto it = first_after(*this, kind, slots->begin(), slots->end(), page.after); it != slots->end(); ++it) {
+      ticker.tick();
+      const Slot x = *it;
+      if (!indexed && !(vertices ? store_.vertices[x].alive : store_.edges[x].alive)) continue;
+      if (!filter.empty() && !(vertices ? store_.vertices[x].properties : store_.edges[x].properties).matches(filter)) {
+        continue;
+      }
+      fn(x);
+      if (++taken == page.limit) return;
+    }
   }
 
   /// Runs fn on the adjacency snapshot when SnapshotCache gives one, else on the live lists
@@ -153,7 +204,7 @@ template <typename View>
 /// The first position in the ascending slots [first, last) whose id sorts after `after`
 /// (ElementId's order, which is slot order for ids of one kind); first when there is no after.
 template <typename View, typename It>
-[[nodiscard]] It first_after(const View& g, ElementKind kind, It first, It last, const std::optional<ElementId>& after) {
+It first_after(const View& g, ElementKind kind, It first, It last, const std::optional<ElementId>& after) {
   if (!after) return first;
   return std::partition_point(first, last, [&](Slot s) { return !(*after < make_id(g, kind, s)); });
 }
@@ -162,8 +213,13 @@ template <typename View, typename It>
 
 template <typename View>
 [[nodiscard]] EdgeFilter make_filter(const View& g, Direction d, const std::optional<std::string>& edge_label,
-                                     const std::optional<std::string>& vertex_label = std::nullopt) {
+                                     const std::optional<std::string>& vertex_label) {
   return EdgeFilter{d, g.labels().filter(edge_label), g.labels().filter(vertex_label)};
+}
+/// Any vertex label.
+template <typename View>
+[[nodiscard]] EdgeFilter make_filter(const View& g, Direction d, const std::optional<std::string>& edge_label) {
+  return EdgeFilter{d, g.labels().filter(edge_label), kAnyLabel};
 }
 
 template <typename View>
@@ -251,11 +307,16 @@ template <typename View>
               g.edge_properties(e).unpack()};
 }
 
+/// Honours the caller's deadline: a million results take tens of milliseconds to build.
 template <typename View>
 [[nodiscard]] std::vector<Vertex> make_vertices(const View& g, const Slot* slots, std::size_t n) {
   std::vector<Vertex> result;
   result.reserve(n);
-  for_each_prefetched(g, slots, n, [&](Slot v) { emplace_vertex(g, result, v); });
+  DeadlineTicker ticker("building results");
+  for_each_prefetched(g, slots, n, [&](Slot v) {
+    ticker.tick();
+    emplace_vertex(g, result, v);
+  });
   return result;
 }
 

@@ -10,10 +10,13 @@
 namespace propgraph::fiber_test {
 namespace {
 
-/// A GraphOperations whose every method is its _async twin, immediately joined.
-class ThroughFiber final : public GraphOperations {
+/// A GraphOperations (Base) whose every method is the _async twin over `target`, immediately
+/// joined; transactions it begins are wrapped the same way, so their calls run on fibers too.
+template <class Base>
+class ThroughFiberOps : public Base {
  public:
-  explicit ThroughFiber(FiberPool* pool) : ops_(pool ? as_fiber(memory_, *pool) : as_fiber(memory_)) {}
+  ThroughFiberOps(GraphOperations& target, FiberPool* pool)
+      : pool_(pool), ops_(pool ? as_fiber(target, *pool) : as_fiber(target)) {}
 
   bool create_graph(std::string_view name) override { return ops_.create_graph_async(name).get(); }
   bool drop_graph(std::string_view name) override { return ops_.drop_graph_async(name).get(); }
@@ -113,9 +116,44 @@ class ThroughFiber final : public GraphOperations {
     return ops_.detect_cycles_async(options).get();
   }
 
- private:
-  MemoryGraph memory_;
+ protected:
+  FiberPool* pool_;
   FiberOperations ops_;
+};
+
+/// A transaction begun through the facade: its calls, commit and rollback run on fibers.
+class TransactionThroughFiber final : public ThroughFiberOps<Transaction> {
+ public:
+  TransactionThroughFiber(std::unique_ptr<Transaction> tx, FiberPool* pool)
+      : ThroughFiberOps(*tx, pool), tx_(std::move(tx)) {}
+  void commit() override {
+    ops_.start([tx = tx_.get()] {
+          tx->commit();
+          return true;
+        }).get();
+  }
+  void rollback() override {
+    ops_.start([tx = tx_.get()] {
+          tx->rollback();
+          return true;
+        }).get();
+  }
+  [[nodiscard]] bool is_open() const noexcept override { return tx_->is_open(); }
+
+ private:
+  std::unique_ptr<Transaction> tx_;
+};
+
+/// A MemoryGraph used only through the facade.
+class ThroughFiber final : public ThroughFiberOps<GraphOperations> {
+ public:
+  explicit ThroughFiber(FiberPool* pool) : ThroughFiberOps(memory_, pool) {}
+  std::unique_ptr<Transaction> begin() override {
+    return std::make_unique<TransactionThroughFiber>(ops_.begin_async().get(), pool_);
+  }
+
+ private:
+  MemoryGraph memory_;  // constructed after the base, which only keeps a reference to it
 };
 
 struct OnCallingThread {

@@ -81,21 +81,28 @@ class FiberOperations {
   [[nodiscard]] std::optional<std::chrono::nanoseconds> timeout() const noexcept { return timeout_; }
 
   /// The one wrapping mechanism: runs `graph.*Method(args...)` on a fiber. Arguments are stored
-  /// as detail::owned_t copies and passed to the method as lvalues. The caller's deadline (and
-  /// with_timeout's) travels with the call: the fiber runs it under a DeadlineScope.
+  /// as detail::owned_t copies and passed to the method as lvalues.
   template <auto Method, class... Args>
   [[nodiscard]] auto call(Args&&... args) const
       -> Future<std::invoke_result_t<decltype(Method), GraphOperations&, const detail::owned_t<Args>&...>> {
-    auto task = [graph = graph_, deadline = call_deadline(),
-                 ... owned = detail::owned_t<Args>(std::forward<Args>(args))]() {
+    return start([graph = graph_, ... owned = detail::owned_t<Args>(std::forward<Args>(args))]() {
+      return (graph->*Method)(owned...);
+    });
+  }
+
+  /// Runs `task()` on a fiber as every call does: where the facade runs calls, under the
+  /// caller's deadline (and with_timeout's), which travels with it as a DeadlineScope.
+  template <class Task>
+  [[nodiscard]] auto start(Task task) const -> Future<std::invoke_result_t<Task&>> {
+    auto scoped = [deadline = call_deadline(), task = std::move(task)]() mutable {
       if (deadline) {
         DeadlineScope scope(*deadline);
-        return (graph->*Method)(owned...);
+        return task();
       }
-      return (graph->*Method)(owned...);
+      return task();
     };
-    if (pool_ != nullptr) return pool_->submit(std::move(task));
-    return run_on_fiber(std::move(task), options_);
+    if (pool_ != nullptr) return pool_->submit(std::move(scoped));
+    return run_on_fiber(std::move(scoped), options_);
   }
 
   // -- session -------------------------------------------------------------------------------
@@ -135,6 +142,17 @@ class FiberOperations {
   [[nodiscard]] Future<std::vector<ElementId>> create_vertices_async(std::span<const NewVertex> vertices) const { return call<&GraphOperations::create_vertices>(std::vector<NewVertex>(vertices.begin(), vertices.end())); }
   /// The elements are copied into the fiber: the span need not outlive the call.
   [[nodiscard]] Future<std::vector<ElementId>> create_edges_async(std::span<const NewEdge> edges) const { return call<&GraphOperations::create_edges>(std::vector<NewEdge>(edges.begin(), edges.end())); }
+
+  // -- transactions ------------------------------------------------------------------------------
+  /// A transaction of the wrapped graph; run its calls on fibers with as_fiber(*tx).
+  [[nodiscard]] Future<std::unique_ptr<Transaction>> begin_async() const { return call<&GraphOperations::begin>(); }
+  /// propgraph::transact(graph, fn, options) on a fiber: fn(Transaction&) runs there, the
+  /// transaction commits, and conflicts are retried. fn is moved into the fiber.
+  template <class Fn>
+  [[nodiscard]] auto transact_async(Fn fn, TransactOptions options = {}) const
+      -> Future<std::invoke_result_t<Fn&, Transaction&>> {
+    return start([graph = graph_, fn = std::move(fn), options]() mutable { return transact(*graph, fn, options); });
+  }
 
   // -- traversal -----------------------------------------------------------------------------
   [[nodiscard]] Future<std::vector<Vertex>> neighbors_async(const ElementId& start, const NeighborOptions& options = {}) const { return call<&GraphOperations::neighbors>(start, options); }

@@ -59,7 +59,8 @@ struct LatencyOptions {
   }
 
   /// The wait of call number `n` (counting from 0): a pure function of these options and `n`
-  /// (a counter-based generator, no shared state), never negative. O(1).
+  /// (a counter-based generator, no shared state), never negative; draws beyond the range of
+  /// nanoseconds are clamped to nanoseconds::max(). O(1).
   [[nodiscard]] std::chrono::nanoseconds wait_for_call(std::uint64_t n) const noexcept;
 
   /// Throws InvalidArgument when a field is out of range (see the fields).

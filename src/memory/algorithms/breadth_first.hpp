@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "memory/scratch.hpp"
+#include "propgraph/deadline.hpp"
 #include "memory/view.hpp"
 
 namespace propgraph::detail {
@@ -11,10 +12,12 @@ namespace propgraph::detail {
 /// Breadth-first search from start up to max_depth hops. scratch() marks hold parent and
 /// parent_edge; scratch().queue holds the vertices in visit (level) order, queue_parent and
 /// queue_depth their parents and depths. Calls on_visit(slot, depth) per visit and stops when
-/// it returns false. Returns the number of vertices visited, a prefix of the queue.
+/// it returns false. Returns the number of vertices visited, a prefix of the queue. Honours the
+/// caller's deadline (Timeout naming `operation`).
 template <typename View, typename Adjacency, typename OnVisit>
 std::size_t breadth_first(const View& g, const Adjacency& adj, Slot start, const EdgeFilter& f, int max_depth,
-                          OnVisit&& on_visit) {
+                          OnVisit&& on_visit, std::string_view operation) {
+  DeadlineTicker ticker(operation);
   Marks& m = scratch();
   m.reset(g.vertex_slots());
   m.mark(start);
@@ -28,6 +31,7 @@ std::size_t breadth_first(const View& g, const Adjacency& adj, Slot start, const
   std::size_t head = 0;
   for (; head < queue.size(); ++head) {
     prefetch_lists(g, adj, queue.data(), head, queue.size());
+    ticker.tick();
     const Slot v = queue[head];
     const int depth = m.queue_depth[head];
     if (!on_visit(v, depth)) break;

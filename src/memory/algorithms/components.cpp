@@ -4,6 +4,7 @@
 
 #include "memory/algorithms.hpp"
 #include "memory/boost_view.hpp"
+#include "propgraph/deadline.hpp"
 
 namespace propgraph::detail {
 
@@ -14,6 +15,7 @@ std::vector<Component> connected_components(const View& g, const ComponentOption
   const std::size_t n = g.vertex_slots();
   auto participates = [&](Slot v) { return g.vertex_alive(v) && vertex_in(g, v, f.vertex_label); };
   std::vector<Slot> component_of(n);
+  DeadlineTicker ticker("connected_components");
   g.with_adjacency([&](const auto& adj) {
     boost::typed_identity_property_map<Slot> index;
     if (options.weakly) {
@@ -25,6 +27,7 @@ std::vector<Component> connected_components(const View& g, const ComponentOption
       boost::disjoint_sets<decltype(rank_map), decltype(parent_map)> sets(rank_map, parent_map);
       for (Slot v = 0; v < n; ++v) sets.make_set(v);
       for (Slot v = 0; v < n; ++v) {
+        ticker.tick();
         if (v + kPayloadAhead < n && g.vertex_alive(v + kPayloadAhead)) adj.prefetch(v + kPayloadAhead);
         if (!participates(v)) continue;
         for_each_adjacent(g, adj, v, f, [&](const AdjEntry& a) { sets.union_set(v, a.other); });
@@ -34,6 +37,7 @@ std::vector<Component> connected_components(const View& g, const ComponentOption
     } else {
       using Graph = BoostGraphView<View, std::decay_t<decltype(adj)>>;
       Graph graph{&g, &adj, f};
+      ticker.check();
       boost::strong_components(graph, boost::make_iterator_property_map(component_of.begin(), index),
                                boost::vertex_index_map(index));
     }
@@ -42,6 +46,7 @@ std::vector<Component> connected_components(const View& g, const ComponentOption
   std::vector<Slot> position(n, kNoSlot);  // component representative -> group
   std::vector<std::vector<Slot>> groups;
   for (Slot v = 0; v < n; ++v) {
+    ticker.tick();
     if (!participates(v)) continue;
     Slot& group = position[component_of[v]];
     if (group == kNoSlot) {

@@ -3,6 +3,7 @@
 
 #include "memory/algorithms.hpp"
 #include "memory/scratch.hpp"
+#include "propgraph/deadline.hpp"
 
 namespace propgraph::detail {
 
@@ -17,7 +18,9 @@ std::vector<Cycle> enumerate_cycles(const View& g, const Adjacency& adj, const E
   Marks& on_path = scratch2();
   std::vector<Slot> vs;
   std::vector<Slot> es;
+  DeadlineTicker ticker("detect_cycles");
   for (Slot root = 0; root < g.vertex_slots() && result.size() < options.max_cycles; ++root) {
+    ticker.tick();
     if (!g.vertex_alive(root) || !vertex_in(g, root, f.vertex_label)) continue;
     on_path.reset(g.vertex_slots());
     on_path.mark(root);
@@ -27,6 +30,7 @@ std::vector<Cycle> enumerate_cycles(const View& g, const Adjacency& adj, const E
       const auto out = adj.out(v);
       for (std::size_t i = 0; i < out.size() && result.size() < options.max_cycles; ++i) {
         const AdjEntry& a = out[i];
+        ticker.tick();
         if (a.other < root) continue;
         if (f.edge_label != kAnyLabel && a.label != f.edge_label) continue;
         if (!vertex_in(g, a.other, f.vertex_label)) continue;

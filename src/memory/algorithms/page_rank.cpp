@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "memory/algorithms.hpp"
+#include "propgraph/deadline.hpp"
 #include "propgraph/errors.hpp"
 
 namespace propgraph::detail {
@@ -32,12 +33,14 @@ std::vector<PageRankScore> page_rank(const View& g, const PageRankOptions& optio
   const EdgeFilter f = make_filter(g, Direction::out, options.edge_label, options.vertex_label);
   // Dense numbering of the participating vertices, in slot (= id) order. Buffers are reused per
   // thread: repeated calls on small graphs then allocate nothing but the result.
+  DeadlineTicker ticker("page_rank");
   thread_local PageRankScratch scratch_buffers;
   auto& [members, dense, offsets, targets, rank, next, order] = scratch_buffers;
   members.clear();
   targets.clear();
   if (f.vertex_label == kUnknownLabel) return {};
   for (Slot v = 0; v < g.vertex_slots(); ++v) {
+    ticker.tick();
     if (g.vertex_alive(v) && vertex_in(g, v, f.vertex_label)) members.push_back(v);
   }
   const std::size_t n = members.size();
@@ -48,6 +51,7 @@ std::vector<PageRankScore> page_rank(const View& g, const PageRankOptions& optio
   offsets.assign(n + 1, 0);
   g.with_adjacency([&](const auto& adj) {
     for (std::uint32_t i = 0; i < n; ++i) {
+      ticker.tick();
       if (i + kPayloadAhead < n) adj.prefetch(members[i + kPayloadAhead]);
       for_each_adjacent(g, adj, members[i], f, [&](const AdjEntry& a) { targets.push_back(dense[a.other]); });
       offsets[i + 1] = static_cast<std::uint32_t>(targets.size());
@@ -65,6 +69,7 @@ std::vector<PageRankScore> page_rank(const View& g, const PageRankOptions& optio
     }
     std::fill(next.begin(), next.end(), (1.0 - d) * inv_n + d * dangling * inv_n);
     for (std::uint32_t i = 0; i < n; ++i) {
+      ticker.tick();
       const std::uint32_t deg = offsets[i + 1] - offsets[i];
       if (deg == 0) continue;
       const double share = d * rank[i] / deg;
@@ -82,7 +87,10 @@ std::vector<PageRankScore> page_rank(const View& g, const PageRankOptions& optio
   const std::size_t k = std::min(options.top_k, n);
   std::vector<PageRankScore> result;
   result.reserve(k);
-  for (std::size_t i = 0; i < k; ++i) result.push_back({make_vertex(g, members[order[i]]), rank[order[i]]});
+  for (std::size_t i = 0; i < k; ++i) {
+    ticker.tick();
+    result.push_back({make_vertex(g, members[order[i]]), rank[order[i]]});
+  }
   return result;
 }
 

@@ -8,6 +8,7 @@
 #include "memory/algorithms.hpp"
 #include "memory/algorithms/breadth_first.hpp"
 #include "memory/boost_view.hpp"
+#include "propgraph/deadline.hpp"
 #include "propgraph/errors.hpp"
 
 namespace propgraph::detail {
@@ -47,12 +48,14 @@ struct TargetReached {};
 struct DijkstraRecorder : boost::default_dijkstra_visitor {
   Slot target;
   std::vector<Slot>* pred_edge;
+  DeadlineTicker<>* ticker;
   template <typename Graph>
   void edge_relaxed(const ViewEdge& e, const Graph&) const {
     (*pred_edge)[e.target] = e.edge;
   }
   template <typename Graph>
   void examine_vertex(Slot v, const Graph&) const {
+    ticker->tick();
     if (v == target) throw TargetReached{};
   }
 };
@@ -66,13 +69,14 @@ std::optional<Path> dijkstra(const View& g, const Adjacency& adj, Slot from, Slo
   std::vector<double> dist(n);
   std::vector<Slot> pred_edge(n, kNoSlot);
   boost::typed_identity_property_map<Slot> index;
+  DeadlineTicker ticker("shortest_path");
   try {
     boost::dijkstra_shortest_paths(graph, from,
                                    boost::predecessor_map(boost::make_iterator_property_map(pred.begin(), index))
                                        .distance_map(boost::make_iterator_property_map(dist.begin(), index))
                                        .weight_map(WeightMap<View>{&g, &weight_key})
                                        .vertex_index_map(index)
-                                       .visitor(DijkstraRecorder{{}, to, &pred_edge}));
+                                       .visitor(DijkstraRecorder{{}, to, &pred_edge, &ticker}));
   } catch (const TargetReached&) {
     // Early exit: `to` was settled, its distance and predecessor are final.
   }
@@ -101,12 +105,14 @@ std::vector<Path> enumerate_paths(const View& g, const Adjacency& adj, Slot from
   Marks& on_path = scratch2();
   std::vector<Slot> vs{from};
   std::vector<Slot> es;
+  DeadlineTicker ticker("all_paths");
   for (int length = 1; length <= max_depth && result.size() < max_paths; ++length) {
     on_path.reset(g.vertex_slots());
     on_path.mark(from);
     // Recursive lambda: depth is bounded by max_depth.
     auto extend = [&](auto& self, Slot v) -> void {
       for_each_adjacent(g, adj, v, f, [&](const AdjEntry& a) {
+        ticker.tick();
         if (result.size() >= max_paths || on_path.marked(a.other)) return;
         const bool last = static_cast<int>(es.size()) + 1 == length;
         if (last ? a.other != to : a.other == to) return;  // `to` ends the path, exactly at length
@@ -136,7 +142,8 @@ std::optional<Path> shortest_path(const View& g, Slot from, Slot to, const PathO
   return g.with_adjacency([&](const auto& adj) -> std::optional<Path> {
     if (options.weight_property) return dijkstra(g, adj, from, to, filter, *options.weight_property);
     bool reached = false;
-    breadth_first(g, adj, from, filter, options.max_depth, [&](Slot u, int) { return !(reached = u == to); });
+    breadth_first(g, adj, from, filter, options.max_depth, [&](Slot u, int) { return !(reached = u == to); },
+                  "shortest_path");
     if (!reached) return std::nullopt;
     return path_to(g, to);
   });

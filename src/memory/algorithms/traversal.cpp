@@ -5,6 +5,7 @@
 
 #include "memory/algorithms.hpp"
 #include "memory/algorithms/breadth_first.hpp"
+#include "propgraph/deadline.hpp"
 #include "propgraph/errors.hpp"
 
 namespace propgraph::detail {
@@ -17,7 +18,7 @@ template <typename View>
 std::vector<Vertex> neighbors(const View& g, Slot start, const NeighborOptions& options) {
   g.with_adjacency([&](const auto& adj) {
     return breadth_first(g, adj, start, make_filter(g, options.direction, options.edge_label), options.max_depth,
-                         [](Slot, int) { return true; });
+                         [](Slot, int) { return true; }, "neighbors");
   });
   // Every queued vertex is within max_depth; drop the start, order by id, then page.
   auto& found = scratch().queue;
@@ -35,13 +36,16 @@ std::vector<Visit> bfs(const View& g, Slot start, const TraversalOptions& option
   // Hand-written like dfs(): Boost's BFS visitors cannot prune by depth or count.
   const std::size_t visited = g.with_adjacency([&](const auto& adj) {
     return breadth_first(g, adj, start, make_filter(g, options.direction, options.edge_label), options.max_depth,
-                         [&, count = std::size_t{0}](Slot, int) mutable { return ++count < options.max_vertices; });
+                         [&, count = std::size_t{0}](Slot, int) mutable { return ++count < options.max_vertices; },
+                         "bfs");
   });
   const Marks& m = scratch();
   std::vector<Visit> result;
   result.reserve(visited);
   advise_huge_pages(result.data(), visited * sizeof(Visit));
+  DeadlineTicker ticker("bfs");
   for (std::size_t i = 0; i < visited; ++i) {
+    ticker.tick();
     prefetch_ahead(g, m.queue.data(), i, visited);
     emplace_visit(g, result, m.queue[i], m.queue_depth[i], m.queue_parent[i]);
   }
@@ -64,7 +68,9 @@ std::vector<Visit> depth_first(const View& g, const Adjacency& adj, Slot start, 
     emplace_visit(g, result, v, depth, parent);
   };
   std::uint64_t scanned = 0;
+  DeadlineTicker ticker("dfs");
   auto walk = [&](auto& self, Slot v, int depth) -> void {
+    ticker.tick();
     if (depth >= max_depth) return;
     for_each_adjacent(g, adj, v, f, [&](const AdjEntry& a) {
       ++scanned;
