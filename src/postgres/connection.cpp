@@ -148,6 +148,8 @@ bool Connection::broken() const { return broken_ || PQstatus(conn_) != CONNECTIO
 
 bool Connection::idle_in_no_transaction() const { return PQtransactionStatus(conn_) == PQTRANS_IDLE; }
 
+bool Connection::in_failed_transaction() const { return PQtransactionStatus(conn_) == PQTRANS_INERROR; }
+
 bool Connection::still_usable() {
   if (broken()) return false;
   pollfd p{};

@@ -145,6 +145,8 @@ class Connection {
   [[nodiscard]] bool broken() const;
   /// True when the connection sits outside a transaction, ready for reuse.
   [[nodiscard]] bool idle_in_no_transaction() const;
+  /// True inside a transaction that a failed statement aborted (only ROLLBACK helps).
+  [[nodiscard]] bool in_failed_transaction() const;
   /// Cheap liveness check for a connection taken from the pool: a closed server socket shows
   /// as readable. Consumes pending input; false means discard it.
   [[nodiscard]] bool still_usable();

@@ -85,7 +85,12 @@ ConnectionPool::Lease ConnectionPool::acquire() {
 
 ConnectionPool::Lease ConnectionPool::open_in_slot() {
   try {
-    return Lease(this, Connection::open(settings_.conninfo, *reactor_, settings_.connect_timeout), false);
+    auto conn = Connection::open(settings_.conninfo, *reactor_, settings_.connect_timeout);
+    {
+      std::lock_guard lock(mutex_);
+      ++opened_;
+    }
+    return Lease(this, std::move(conn), false);
   } catch (...) {
     std::lock_guard lock(mutex_);
     pass_on_slot();
@@ -133,7 +138,7 @@ void ConnectionPool::release(std::unique_ptr<Connection> conn) {
 
 ConnectionPool::Status ConnectionPool::status() {
   std::lock_guard lock(mutex_);
-  return Status{open_, idle_.size(), waiters_.size()};
+  return Status{open_, idle_.size(), waiters_.size(), opened_};
 }
 
 }  // namespace propgraph::postgres_detail

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -83,6 +84,7 @@ class ConnectionPool {
     std::size_t open = 0;     // idle + on loan + being opened
     std::size_t idle = 0;
     std::size_t waiting = 0;  // callers waiting for a connection
+    std::uint64_t opened = 0;  // connections opened since construction
   };
   [[nodiscard]] Status status();
 
@@ -135,6 +137,7 @@ class ConnectionPool {
   std::vector<std::unique_ptr<Connection>> idle_;
   std::deque<Waiter*> waiters_;
   std::size_t open_ = 0;
+  std::uint64_t opened_ = 0;
 };
 
 }  // namespace propgraph::postgres_detail

@@ -17,6 +17,7 @@
 #include "postgres/statements.hpp"
 #include "postgres/subgraph.hpp"
 #include "propgraph/deadline.hpp"
+#include "propgraph/decorator.hpp"
 #include "propgraph/fmt.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 
@@ -34,6 +35,16 @@ constexpr int kMaxCteDepth = 10;
 const std::string kBegin = "BEGIN";
 const std::string kCommit = "COMMIT";
 const std::string kRollback = "ROLLBACK";
+const std::string kBeginTransaction = "BEGIN ISOLATION LEVEL SERIALIZABLE";
+const std::string kSavepoint = "SAVEPOINT propgraph_call";
+const std::string kReleaseSavepoint = "RELEASE SAVEPOINT propgraph_call";
+const std::string kRollbackToSavepoint = "ROLLBACK TO SAVEPOINT propgraph_call";
+
+/// A transaction's connection, as its calls see it.
+struct Pinned {
+  Connection* connection = nullptr;
+  bool wrote = false;  // a write ran: commit() records the WAL position for the standbys' routing
+};
 
 /// SQLSTATE of a unique violation.
 constexpr std::string_view kUniqueViolation = "23505";
@@ -158,7 +169,8 @@ std::vector<T> paged(std::vector<T> all, const Page& page) {
 
 }  // namespace
 
-struct PostgresGraph::Impl {
+/// What a PostgresGraph and the views of its transactions share.
+struct PostgresGraph::Shared {
   PostgresOptions options;
   CatalogSql catalog;
   ConnectionPool pool;
@@ -168,12 +180,35 @@ struct PostgresGraph::Impl {
   IndexCatalog index_catalog;
   Replicas replicas;
 
-  explicit Impl(PostgresOptions opts)
-      : options(validated(std::move(opts))),
+  explicit Shared(PostgresOptions opts)
+      : options(std::move(opts)),
         catalog(options.catalog_schema),
         pool(PoolSettings{options.conninfo, options.pool_size, options.acquire_timeout, options.connect_timeout},
              Reactor::shared()),
-        replicas(options, Reactor::shared()) {
+        replicas(options, Reactor::shared()) {}
+};
+
+/// The implementation of every call. A graph's Impl borrows connections from the pool per
+/// call; a transaction's view (pinned) runs every call on the transaction's connection instead.
+struct PostgresGraph::Impl {
+  std::shared_ptr<Shared> shared;
+  PostgresOptions& options;
+  CatalogSql& catalog;
+  ConnectionPool& pool;
+  std::string& schema;
+  std::unique_ptr<IdCodec>& ids;
+  std::unique_ptr<GraphSql>& sql;
+  IndexCatalog& index_catalog;
+  Replicas& replicas;
+  Pinned* pinned = nullptr;  // the transaction's connection, for a transaction's view
+
+  Impl(std::shared_ptr<Shared> state, Pinned* pin)
+      : shared(std::move(state)), options(shared->options), catalog(shared->catalog), pool(shared->pool),
+        schema(shared->schema), ids(shared->ids), sql(shared->sql), index_catalog(shared->index_catalog),
+        replicas(shared->replicas), pinned(pin) {}
+
+  /// Connects, creates the catalog and the bound graph when missing.
+  explicit Impl(PostgresOptions opts) : Impl(std::make_shared<Shared>(validated(std::move(opts))), nullptr) {
     auto c = pool.acquire();
     if (!c->exec(catalog.catalog_exists).boolean(0, 0)) {
       in_transaction(*c, [&] {
@@ -210,11 +245,65 @@ struct PostgresGraph::Impl {
 
   // -- plumbing ----------------------------------------------------------------------------
 
+  /// `body(connection)` on the transaction's connection, inside a savepoint: when it throws,
+  /// the transaction is rolled back to the savepoint (the call had no effect) and goes on.
+  template <typename F>
+  auto in_savepoint(F&& body) {
+    Connection& c = *pinned->connection;
+    c.exec(kSavepoint, {}, false);
+    try {
+      auto r = body(c);
+      c.exec(kReleaseSavepoint, {}, false, Deadline::ignore);
+      return r;
+    } catch (...) {
+      if (!c.broken()) {
+        try {
+          c.exec(kRollbackToSavepoint, {}, false, Deadline::ignore);
+        } catch (...) {
+          // The transaction stays aborted: commit() refuses it (in_failed_transaction).
+        }
+      }
+      throw;
+    }
+  }
+
+  /// `body(connection)` on the primary: the transaction's connection, else one of the pool.
+  template <typename F>
+  auto on_primary(F&& body) {
+    if (pinned) return in_savepoint(body);
+    auto c = pool.acquire();
+    return body(*c);
+  }
+
+  /// BEGIN on a connection of the pool (retried once on a fresh connection when one that had
+  /// sat idle turns out broken: BEGIN has no effect to lose).
+  ConnectionPool::Lease begin_transaction() {
+    for (int attempt = 0;; ++attempt) {
+      auto c = pool.acquire();
+      try {
+        c->exec(kBeginTransaction, {}, false);
+        return c;
+      } catch (const ConnectionError&) {
+        if (attempt > 0 || !c.reused()) throw;
+      }
+    }
+  }
+
+  /// Runs body() atomically on `c`: between BEGIN and COMMIT, or, in a transaction, as part of
+  /// it (the call's savepoint makes it all or nothing).
+  template <typename F>
+  auto atomically(Connection& c, F&& body) {
+    if (pinned) return body();
+    return in_transaction(c, body);
+  }
+
   /// A read: on a standby when the routing rule allows (Replicas), else on the primary, where a
   /// read that fails on a connection that had sat idle is retried once (on a fresh connection:
   /// the pool closes the idle ones along with the broken one). `body(connection)` returns a value.
+  /// In a transaction: on its connection.
   template <typename F>
   auto read(F&& body) {
+    if (pinned) return in_savepoint(body);
     if (auto r = replicas.try_read(body)) return std::move(*r);
     for (int attempt = 0;; ++attempt) {
       auto c = pool.acquire();
@@ -235,9 +324,14 @@ struct PostgresGraph::Impl {
   }
 
   /// A write (anything that changes the graph or its catalog): on the primary, never retried (it
-  /// may have committed); records its WAL position for the standbys' routing rule.
+  /// may have committed); records its WAL position for the standbys' routing rule (in a
+  /// transaction: at commit).
   template <typename F>
   auto write_on_primary(F&& body) {
+    if (pinned) {
+      pinned->wrote = true;
+      return in_savepoint(body);
+    }
     auto c = pool.acquire();
     try {
       auto r = body(*c);
@@ -296,8 +390,7 @@ struct PostgresGraph::Impl {
   const IndexCatalog& indexes() {
     if (index_catalog.claim_reload()) {
       try {
-        auto c = pool.acquire();
-        load_indexes(*c);
+        on_primary([&](Connection& c) { return load_indexes(c); });
       } catch (...) {
         index_catalog.abandon_reload();
         throw;
@@ -316,8 +409,7 @@ struct PostgresGraph::Impl {
     bool is_edge = false;
     auto entry = index_catalog.by_index_name(e.constraint(), &is_edge);
     if (!entry) {
-      auto c = pool.acquire();
-      load_indexes(*c);
+      on_primary([&](Connection& c) { return load_indexes(c); });
       entry = index_catalog.by_index_name(e.constraint(), &is_edge);
     }
     if (!entry) throw AlreadyExists(fmt::format("{}{}", where, e.what()));
@@ -334,9 +426,9 @@ struct PostgresGraph::Impl {
     ParamList p;
     p.text(std::string(label)).text(json).text("0").text("1");
     const Table table = is_edge ? Table::edges : Table::vertices;
-    // On the primary: the holder may be a write no standby has replayed yet.
-    auto c = pool.acquire();
-    Result r = c->exec(sql->scan(table, FilterShape::none, &index, Scan::page), p.view());
+    // On the primary (in a transaction: on its connection): the holder may be a write no
+    // standby has replayed yet, or one of the transaction.
+    Result r = on_primary([&](Connection& c) { return c.exec(sql->scan(table, FilterShape::none, &index, Scan::page), p.view()); });
     if (r.rows() > 0) {
       holder = fmt::format("{} {}", kind, ids->make(is_edge ? kEdgeId : kVertexId, r.text(0, 0)));
     } else if (batch_holder) {
@@ -489,7 +581,7 @@ struct PostgresGraph::Impl {
   std::vector<std::int64_t> copy_rows(Table table, std::size_t n, PutRow&& put_row, Prepare&& prepare) {
     constexpr std::size_t kChunk = std::size_t{1} << 18;
     return write_on_primary([&](Connection& c) {
-      return in_transaction(c, [&] {
+      return atomically(c, [&] {
         prepare(c);
         std::vector<std::int64_t> rows = reserve_rows(c, table, n);
         std::size_t next = 0;
@@ -543,6 +635,7 @@ struct PostgresGraph::Impl {
 };
 
 PostgresGraph::PostgresGraph(PostgresOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+PostgresGraph::PostgresGraph(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 PostgresGraph::~PostgresGraph() = default;
 
 const PostgresOptions& PostgresGraph::options() const noexcept { return impl_->options; }
@@ -552,7 +645,7 @@ PostgresGraph::ReadRouting PostgresGraph::read_routing() const { return impl_->r
 
 PostgresGraph::PoolStatus PostgresGraph::pool_status() {
   const auto s = impl_->pool.status();
-  return PoolStatus{s.open, s.idle, s.waiting};
+  return PoolStatus{s.open, s.idle, s.waiting, s.opened};
 }
 
 // -- session ----------------------------------------------------------------------------------
@@ -685,8 +778,7 @@ bool PostgresGraph::drop_index(std::string_view label, std::string_view key) {
 }
 
 std::vector<IndexInfo> PostgresGraph::indexes() {
-  auto c = impl_->pool.acquire();
-  impl_->load_indexes(*c);
+  impl_->on_primary([&](Connection& c) { return impl_->load_indexes(c); });
   return impl_->index_catalog.infos();
 }
 
@@ -815,7 +907,7 @@ Upserted PostgresGraph::upsert_vertex(std::string_view label, const Properties& 
     return Upserted{Vertex{impl_->ids->make(kVertexId, r.text(0, 0)), l, without_nulls(written)}, true};
   };
   return impl_->mapping_write_errors(label, written, [&] {
-    return impl_->write_on_primary([&](Connection& c) { return in_transaction(c, [&] { return upsert(c); }); });
+    return impl_->write_on_primary([&](Connection& c) { return impl_->atomically(c, [&] { return upsert(c); }); });
   });
 }
 
@@ -909,9 +1001,11 @@ std::vector<ElementId> PostgresGraph::create_edges(std::span<const NewEdge> edge
   }
   std::optional<std::int64_t> missing;
   const auto check_endpoints = [&](Connection& c) {
-    c.exec(impl_->sql->lock_edge_stripes);
     Param p[] = {endpoints.c_str()};
-    Result r = c.exec(impl_->sql->missing_vertex, p);
+    // A statement of its own sees every delete that committed before it; a transaction's
+    // statements share its snapshot, so there each endpoint is locked as create_edge locks it.
+    if (!impl_->pinned) c.exec(impl_->sql->lock_edge_stripes);
+    Result r = c.exec(impl_->pinned ? impl_->sql->missing_vertex_locking : impl_->sql->missing_vertex, p);
     if (r.rows() > 0) {
       missing = r.int64(0, 0);
       throw NotFound("create_edges: an endpoint does not exist");  // rolls back; located below
@@ -1130,6 +1224,108 @@ std::vector<Cycle> PostgresGraph::detect_cycles(const CycleOptions& options) {
   (void)MemoryGraph().detect_cycles(options);  // rejects bad options before anything is loaded
   Subgraph sub = impl_->whole(options.vertex_label, options.edge_label, true);
   return sub.cycles(sub.graph().detect_cycles(options));
+}
+
+
+// -- transactions -----------------------------------------------------------------------------
+
+/// A PostgreSQL transaction: every call runs PostgresGraph's own implementation on a view of the
+/// graph pinned to the transaction's connection (Impl::pinned), through Forwarding's one list.
+class PostgresGraph::Tx final : public detail::Forwarding<Transaction> {
+ public:
+  Tx(const std::shared_ptr<Shared>& shared, ConnectionPool::Lease lease)
+      : Forwarding(view_), lease_(std::move(lease)), pinned_{&**lease_}, view_(std::make_unique<Impl>(shared, &pinned_)) {}
+  ~Tx() override { rollback(); }
+  Tx(const Tx&) = delete;
+  Tx& operator=(const Tx&) = delete;
+
+  void commit() override {
+    ensure_open(Operation::commit);
+    Connection& c = **lease_;
+    if (c.in_failed_transaction()) {
+      rollback();
+      throw QueryError("PostgresGraph: commit: a failed call left the transaction aborted; rolled back");
+    }
+    if (auto d = current_deadline(); d && Clock::now() >= *d) {
+      rollback();
+      throw_deadline("before COMMIT; rolled back");
+    }
+    try {
+      c.exec(kCommit, {}, false, Deadline::ignore);
+    } catch (const ServerError& e) {
+      end();  // the server rolled back
+      rethrow_conflict(e);
+      throw;
+    } catch (...) {
+      end();  // the connection is lost: the server rolled back unless COMMIT got through first
+      throw;
+    }
+    if (pinned_.wrote) view_.impl_->replicas.wrote(c);
+    end();
+  }
+
+  void rollback() override {
+    if (!lease_) return;
+    Connection& c = **lease_;
+    if (!c.broken()) {
+      try {
+        c.exec(kRollback, {}, false, Deadline::ignore);
+      } catch (...) {
+        // The pool closes a connection left inside a transaction, which rolls it back.
+      }
+    }
+    end();
+  }
+
+  [[nodiscard]] bool is_open() const noexcept override { return lease_.has_value(); }
+
+ protected:
+  void around(Operation op, CallRef call) override {
+    ensure_open(op);
+    switch (op) {
+      case Operation::create_graph:
+      case Operation::drop_graph:
+      case Operation::create_index:
+      case Operation::drop_index:
+        throw InvalidArgument(fmt::format("{} is not transactional: call it outside the transaction", to_string(op)));
+      default:
+        break;
+    }
+    try {
+      call();
+    } catch (const ServerError& e) {
+      rethrow_conflict(e);
+      throw;
+    } catch (...) {
+      // A lost connection ends the transaction (the server rolled it back); the pool discards it.
+      if ((*lease_)->broken()) end();
+      throw;
+    }
+  }
+
+ private:
+  void ensure_open(Operation op) const {
+    if (!lease_) {
+      throw InvalidArgument(fmt::format("{}: the transaction has ended (committed or rolled back)", to_string(op)));
+    }
+  }
+  /// Serialization failures and deadlocks are the contract's TransactionConflict.
+  static void rethrow_conflict(const ServerError& e) {
+    if (e.sqlstate() == "40001" || e.sqlstate() == "40P01") {
+      throw TransactionConflict(fmt::format("PostgresGraph: {}; run the transaction again", e.what()));
+    }
+  }
+  /// Returns the connection to the pool (which closes it when broken or still in a transaction).
+  void end() noexcept { lease_.reset(); }
+
+  std::optional<ConnectionPool::Lease> lease_;
+  Pinned pinned_;
+  PostgresGraph view_;
+};
+
+std::unique_ptr<Transaction> PostgresGraph::begin() {
+  // A view's begin() is never reached: Transaction::begin() is final and throws.
+  return std::make_unique<Tx>(impl_->shared, impl_->begin_transaction());
 }
 
 }  // namespace propgraph

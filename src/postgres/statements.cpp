@@ -112,6 +112,10 @@ GraphSql::GraphSql(const std::string& schema)
                   kEdgeLockStripes - 1);
   missing_vertex = fmt::format(
       "SELECT x FROM unnest($1::bigint[]) AS x WHERE NOT EXISTS (SELECT 1 FROM {} v WHERE v.id = x) LIMIT 1", V);
+  missing_vertex_locking = fmt::format(
+      "SELECT x FROM unnest($1::bigint[]) AS x "
+      "WHERE NOT EXISTS (SELECT 1 FROM {} v WHERE v.id = x FOR KEY SHARE) LIMIT 1",
+      V);
   create_delete_vertex = fmt::format(
       "CREATE OR REPLACE FUNCTION {0}.delete_vertex(v bigint, l text) RETURNS boolean LANGUAGE plpgsql AS $$ "
       "BEGIN "

@@ -76,6 +76,10 @@ struct GraphSql {
   std::string lock_edge_stripes;
   /// $1 bigint[] of vertex ids -> the first that does not exist, if any.
   std::string missing_vertex;
+  /// missing_vertex that also locks each vertex FOR KEY SHARE (a delete waits for the lock's
+  /// transaction), in the order of $1. In a transaction, whose snapshot may predate a delete
+  /// that committed since: locking such a vertex is a serialization failure, not a pass.
+  std::string missing_vertex_locking;
   std::string count_vertices, count_all_vertices;
   std::string insert_edge, find_edge, find_edge_any, update_edge, delete_edge, count_edges, count_all_edges;
   std::string degree, degree_labeled;

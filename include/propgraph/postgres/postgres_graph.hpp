@@ -119,6 +119,17 @@ struct PostgresOptions {
 /// its own writes); writes, index and catalog calls go to the primary. With standbys each write
 /// costs one more round trip (reading its WAL position). A standby that fails is skipped for a
 /// second and its reads go to the primary.
+///
+/// Transactions (begin()): one PostgreSQL transaction at SERIALIZABLE isolation on one pooled
+/// connection, held until commit() or rollback(). Every call inside runs the same statements as
+/// outside, on that connection and inside a savepoint (SAVEPOINT, the call, RELEASE: two round
+/// trips more per call), so a call that fails is rolled back to the savepoint and the
+/// transaction goes on. Bulk writes join the transaction. A serialization failure or deadlock
+/// (SQLSTATE 40001, 40P01), raised by a call or by commit(), is TransactionConflict; a lost
+/// connection is ConnectionError and ends the transaction (the server rolls it back; the
+/// connection is discarded). create_graph, drop_graph, create_index and drop_index throw
+/// InvalidArgument inside; reads inside always use the primary. docs/transactions.md has the
+/// details: what waits on what, and the costs.
 class PostgresGraph final : public GraphOperations {
  public:
   /// Connects, creates the catalog and the bound graph when missing. Throws InvalidArgument
@@ -137,6 +148,8 @@ class PostgresGraph final : public GraphOperations {
     std::size_t open = 0;     ///< connections open or being opened (<= pool_size)
     std::size_t idle = 0;     ///< of those, not on loan
     std::size_t waiting = 0;  ///< calls waiting for a connection
+    std::uint64_t opened = 0;  ///< connections opened since construction (a growing count
+                               ///< means connections are being discarded and replaced)
   };
   [[nodiscard]] PoolStatus pool_status();
 
@@ -191,6 +204,10 @@ class PostgresGraph final : public GraphOperations {
   bool drop_index(std::string_view label, std::string_view key) override;
   std::vector<IndexInfo> indexes() override;
 
+  /// Starts a SERIALIZABLE PostgreSQL transaction on a connection of the pool (waiting for one
+  /// as any call does); the connection returns to the pool when the transaction ends.
+  [[nodiscard]] std::unique_ptr<Transaction> begin() override;
+
   std::vector<Vertex> neighbors(const ElementId& start, const NeighborOptions& options = {}) override;
   std::optional<Path> shortest_path(const ElementId& from, const ElementId& to,
                                     const PathOptions& options = {}) override;
@@ -205,7 +222,11 @@ class PostgresGraph final : public GraphOperations {
   std::vector<Cycle> detect_cycles(const CycleOptions& options = {}) override;
 
  private:
+  struct Shared;
   struct Impl;
+  class Tx;
+  /// A view of the same graph whose calls all run on a transaction's connection.
+  explicit PostgresGraph(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 
