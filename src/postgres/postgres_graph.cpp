@@ -101,14 +101,30 @@ Patch make_patch(const Properties& properties) {
   return Patch{encode_properties(properties), text_array(removed)};
 }
 
-/// The jsonb text of a bulk write's record; a value PostgreSQL cannot store names its record.
-std::string encode_record(const Properties& properties, std::string_view call, std::string_view records,
-                          std::size_t i) {
+/// fn() for record i of a bulk write; its InvalidArgument names the record.
+template <typename F>
+auto at_record(std::string_view call, std::string_view records, std::size_t i, F&& fn) {
   try {
-    return encode_properties(properties);
+    return fn();
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(fmt::format("{}: {}[{}]: {}", call, records, i, e.what()));
   }
+}
+
+/// The jsonb text of a bulk write's record; a value PostgreSQL cannot store names its record.
+std::string encode_record(const Properties& properties, std::string_view call, std::string_view records,
+                          std::size_t i) {
+  return at_record(call, records, i, [&] { return encode_properties(properties); });
+}
+
+/// The text rule for a bulk write's record (label and properties), naming the record.
+void validate_record(std::string_view label, const Properties& properties, std::string_view call,
+                     std::string_view records, std::size_t i) {
+  at_record(call, records, i, [&] {
+    validate_label(label);
+    validate_properties(properties);
+    return 0;
+  });
 }
 
 /// A page as statement parameters: after (a row id) and limit (NULL: no limit).
@@ -913,9 +929,8 @@ Upserted PostgresGraph::upsert_vertex(std::string_view label, const Properties& 
 
 std::vector<ElementId> PostgresGraph::create_vertices(std::span<const NewVertex> vertices) {
   if (vertices.empty()) return {};
-  for (const auto& v : vertices) {
-    validate_label(v.label);
-    validate_properties(v.properties);
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    validate_record(vertices[i].label, vertices[i].properties, "create_vertices", "vertices", i);
   }
   const auto record = [&](std::size_t i) {
     return std::pair<std::string_view, const Properties&>(vertices[i].label, vertices[i].properties);
@@ -974,8 +989,7 @@ std::vector<ElementId> PostgresGraph::create_edges(std::span<const NewEdge> edge
   ends.reserve(edges.size());
   for (std::size_t i = 0; i < edges.size(); ++i) {
     const auto& e = edges[i];
-    validate_label(e.label);
-    validate_properties(e.properties);
+    validate_record(e.label, e.properties, "create_edges", "edges", i);
     const auto from = impl_->ids->row(e.from, kVertexId);
     if (!from) throw NotFound(fmt::format("create_edges: edges[{}]: source vertex '{}' not found", i, e.from.str()));
     const auto to = impl_->ids->row(e.to, kVertexId);
