@@ -438,7 +438,7 @@ struct PostgresGraph::Impl {
     }
     std::string holder;
     std::string json;
-    append_json(json, *value);
+    append_json(json, comparable(*value));
     ParamList p;
     p.text(std::string(label)).text(json).text("0").text("1");
     const Table table = is_edge ? Table::edges : Table::vertices;
@@ -484,7 +484,7 @@ struct PostgresGraph::Impl {
       } else {
         if (contains_nan(value)) f.matches_nothing = true;  // NaN equals nothing
         lists = lists || value.is_list();
-        present.set(key, value);
+        present.set(key, comparable(value));
       }
     }
     try {
@@ -497,7 +497,7 @@ struct PostgresGraph::Impl {
     f.shape = lists ? FilterShape::with_lists : FilterShape::scalars;
     if (!f.matches_nothing) {
       f.indexed = indexes().usable_for(label, filter);
-      if (f.indexed) append_json(f.indexed_value, filter[f.indexed->key]);
+      if (f.indexed) append_json(f.indexed_value, comparable(filter[f.indexed->key]));
     }
     return f;
   }

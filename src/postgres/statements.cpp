@@ -179,7 +179,10 @@ GraphSql::GraphSql(const std::string& schema)
 }
 
 std::string GraphSql::index_expression(std::string_view key) {
-  return fmt::format("(properties -> {})", sql_literal(key));
+  // The value without the mark of a negative zero (json_codec.hpp): -0.0 and 0.0 are equal. Only
+  // doubles are objects.
+  const std::string value = fmt::format("(properties -> {})", sql_literal(key));
+  return fmt::format("(CASE WHEN jsonb_typeof({0}) = 'object' THEN {0} - '$neg' ELSE {0} END)", value);
 }
 
 std::string GraphSql::index_predicate(const IndexedKey& index) {
