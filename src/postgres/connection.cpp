@@ -274,14 +274,23 @@ std::optional<Clock::time_point> Connection::start(Deadline mode) {
   return deadline;
 }
 
-Result Connection::copy_in(const std::string& sql, const std::function<bool(std::string&)>& fill) {
+std::optional<Clock::time_point> Connection::send_copy(const std::string& sql) {
   const auto deadline = start(Deadline::honour);
   if (PQsendQuery(conn_, sql.c_str()) == 0) fail_connection("sending");
   flush(deadline);
-  StatementWait wait(*this, deadline);
+  return deadline;
+}
+
+std::optional<Result> Connection::enter_copy(StatementWait& wait, int mode) {
   PGresult* first = next_result(wait);
-  if (first == nullptr || PQresultStatus(first) != PGRES_COPY_IN) return collect(wait, first);
+  if (first == nullptr || PQresultStatus(first) != mode) return collect(wait, first);
   PQclear(first);
+  return std::nullopt;
+}
+
+Result Connection::copy_in(const std::string& sql, const std::function<bool(std::string&)>& fill) {
+  StatementWait wait(*this, send_copy(sql));
+  if (auto refused = enter_copy(wait, PGRES_COPY_IN)) return std::move(*refused);
   std::exception_ptr failure;
   std::string chunk;
   for (bool more = true; more;) {
@@ -319,13 +328,8 @@ Result Connection::copy_in(const std::string& sql, const std::function<bool(std:
 }
 
 Result Connection::copy_out(const std::string& sql, const std::function<void(std::string_view)>& row) {
-  const auto deadline = start(Deadline::honour);
-  if (PQsendQuery(conn_, sql.c_str()) == 0) fail_connection("sending");
-  flush(deadline);
-  StatementWait wait(*this, deadline);
-  PGresult* first = next_result(wait);
-  if (first == nullptr || PQresultStatus(first) != PGRES_COPY_OUT) return collect(wait, first);
-  PQclear(first);
+  StatementWait wait(*this, send_copy(sql));
+  if (auto refused = enter_copy(wait, PGRES_COPY_OUT)) return std::move(*refused);
   std::exception_ptr failure;
   while (true) {
     char* data = nullptr;

@@ -165,6 +165,11 @@ class Connection {
   /// Sends while the statement runs (COPY data): past the deadline the statement is cancelled.
   void flush(StatementWait& wait);
   PGresult* next_result(StatementWait& wait);
+  /// Sends a COPY statement (simple protocol: COPY takes no parameters); returns the deadline.
+  std::optional<Clock::time_point> send_copy(const std::string& sql);
+  /// Waits for the server to enter COPY `mode` (a PGRES_COPY_* status): nullopt then, else the
+  /// statement's result (errors throw).
+  std::optional<Result> enter_copy(StatementWait& wait, int mode);
   /// Reads every result of the statement (`first`: one already read); throws the first error.
   Result collect(StatementWait& wait, PGresult* first = nullptr);
 

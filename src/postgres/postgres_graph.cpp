@@ -140,6 +140,25 @@ std::string decimal(std::int64_t n) {
   return std::string(buf, end);
 }
 
+/// Returns body(); when it throws, runs `undo` on `c` (ROLLBACK, ROLLBACK TO SAVEPOINT) first,
+/// unless the connection broke. An undo that fails leaves the transaction to the pool (which
+/// closes a connection left inside one) or to commit() (which refuses an aborted one).
+template <typename F>
+auto undo_on_failure(Connection& c, const std::string& undo, F&& body) {
+  try {
+    return body();
+  } catch (...) {
+    if (!c.broken()) {
+      try {
+        c.exec(undo, {}, false, Deadline::ignore);
+      } catch (...) {
+        // See above.
+      }
+    }
+    throw;
+  }
+}
+
 /// Runs body() between BEGIN and COMMIT; rolls back when it throws. Under a deadline
 /// (DeadlineScope) every statement honours it, and a deadline that passed before COMMIT rolls
 /// back and throws Timeout: the transaction has no effect unless it commits in time. COMMIT
@@ -147,21 +166,12 @@ std::string decimal(std::int64_t n) {
 template <typename F>
 auto in_transaction(Connection& c, F&& body) {
   c.exec(kBegin, {}, false);
-  try {
+  return undo_on_failure(c, kRollback, [&] {
     auto result = body();
     if (auto d = current_deadline(); d && Clock::now() >= *d) throw_deadline("before COMMIT; rolled back");
     c.exec(kCommit, {}, false, Deadline::ignore);
     return result;
-  } catch (...) {
-    if (!c.broken()) {
-      try {
-        c.exec(kRollback, {}, false, Deadline::ignore);
-      } catch (...) {
-        // The pool closes a connection left inside a transaction.
-      }
-    }
-    throw;
-  }
+  });
 }
 
 /// An optional label filter as a parameter: an invalid label (it may hold a NUL character,
@@ -267,20 +277,11 @@ struct PostgresGraph::Impl {
   auto in_savepoint(F&& body) {
     Connection& c = *pinned->connection;
     c.exec(kSavepoint, {}, false);
-    try {
+    return undo_on_failure(c, kRollbackToSavepoint, [&] {
       auto r = body(c);
       c.exec(kReleaseSavepoint, {}, false, Deadline::ignore);
       return r;
-    } catch (...) {
-      if (!c.broken()) {
-        try {
-          c.exec(kRollbackToSavepoint, {}, false, Deadline::ignore);
-        } catch (...) {
-          // The transaction stays aborted: commit() refuses it (in_failed_transaction).
-        }
-      }
-      throw;
-    }
+    });
   }
 
   /// `body(connection)` on the primary: the transaction's connection, else one of the pool.

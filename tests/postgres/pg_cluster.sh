@@ -76,6 +76,18 @@ as_owner() {
   fi
 }
 
+# logged NAME LOGFILE COMMAND...: runs COMMAND as the cluster's owner with its output in LOGFILE;
+# on failure shows the log and exits.
+logged() {
+  local name=$1 logfile=$2
+  shift 2
+  as_owner "$@" >"$logfile" 2>&1 || {
+    log "$name failed:"
+    cat "$logfile" >&2
+    exit 1
+  }
+}
+
 load_state() {
   [[ -f $state/cluster && -f $state/bindir ]] || {
     log "no cluster recorded in $state"
@@ -119,12 +131,8 @@ BANNER
     chown "$(cat "$state/owner")" "$cluster"
   fi
   log "initdb $cluster/data ($("$bindir/postgres" --version))${PROPGRAPH_PG_USER:+ as $PROPGRAPH_PG_USER}"
-  as_owner "$bindir/initdb" -D "$cluster/data" --auth=trust --username=propgraph \
-    --encoding=UTF8 --locale=C --no-sync >"$cluster/initdb.log" 2>&1 || {
-    log "initdb failed:"
-    cat "$cluster/initdb.log" >&2
-    exit 1
-  }
+  logged initdb "$cluster/initdb.log" "$bindir/initdb" -D "$cluster/data" --auth=trust --username=propgraph \
+    --encoding=UTF8 --locale=C --no-sync
   as_owner mkdir -m 755 "$cluster/socket"
   # Only a unix socket in our own directory: the port number merely names the socket file.
   as_owner tee -a "$cluster/data/postgresql.conf" >/dev/null <<CONF
@@ -170,12 +178,8 @@ standby() {
     chown "$(cat "$state/owner")" "$cluster"
   fi
   log "pg_basebackup from $primary_cluster into $cluster/data"
-  as_owner "$bindir/pg_basebackup" -h "$primary_cluster/socket" -p 5432 -U propgraph -D "$cluster/data" \
-    -R -X stream --no-sync >"$cluster/basebackup.log" 2>&1 || {
-    log "pg_basebackup failed:"
-    cat "$cluster/basebackup.log" >&2
-    exit 1
-  }
+  logged pg_basebackup "$cluster/basebackup.log" "$bindir/pg_basebackup" -h "$primary_cluster/socket" -p 5432 \
+    -U propgraph -D "$cluster/data" -R -X stream --no-sync
   as_owner mkdir -m 755 "$cluster/socket"
   # The copied configuration names the primary's socket directory: this one has its own.
   as_owner tee -a "$cluster/data/postgresql.conf" >/dev/null <<CONF

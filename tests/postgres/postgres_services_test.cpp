@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "conformance_fixture.hpp"
 #include "pg_test_support.hpp"
 #include "postgres/connection.hpp"
 #include "postgres/ids.hpp"
@@ -22,23 +23,12 @@
 namespace propgraph {
 namespace {
 
-template <typename T>
-std::vector<ElementId> ids_of(const std::vector<T>& elements) {
-  std::vector<ElementId> out;
-  for (const auto& e : elements) out.push_back(e.id);
-  return out;
-}
+using conformance::ids_of;
 
 /// What a page must hold, worked out from the whole result with ElementId's ordering.
 template <typename T>
 std::vector<ElementId> expected_page(const std::vector<T>& all, const Page& page) {
-  std::vector<ElementId> out;
-  for (const auto& e : all) {
-    if (page.after && !(*page.after < e.id)) continue;
-    if (page.limit != 0 && out.size() == page.limit) break;
-    out.push_back(e.id);
-  }
-  return out;
+  return ids_of(conformance::page_of(all, page));
 }
 
 std::string count_rows(const std::string& dsn, const std::string& sql) { return pgtest::admin_sql(dsn, sql).value_or(""); }
