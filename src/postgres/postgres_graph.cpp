@@ -530,6 +530,17 @@ struct PostgresGraph::Impl {
     return p;
   }
 
+  /// One page of the elements of `table` with `label` that match `filter` (find_*_by_label);
+  /// nullopt when nothing can match.
+  std::optional<Result> scan_page(Table table, std::string_view label, const Properties& filter, const Page& page) {
+    if (!is_valid_label(label)) return std::nullopt;
+    const Filter f = this->filter(label, filter);
+    const PageArgs p = this->page(page, table == Table::vertices ? kVertexId : kEdgeId);
+    if (f.matches_nothing || p.empty) return std::nullopt;
+    ParamList params = scan_params(label, f, &p);
+    return query(sql->scan(table, f.shape, f.indexed ? &*f.indexed : nullptr, Scan::page), params.view());
+  }
+
   // -- rows --------------------------------------------------------------------------------
 
   [[nodiscard]] Edge edge_from(const Result& r, int row, ElementId id, std::string label, int from_col) const {
@@ -830,13 +841,9 @@ std::optional<Vertex> PostgresGraph::find_vertex(const ElementId& id) {
 
 std::vector<Vertex> PostgresGraph::find_vertices_by_label(std::string_view label, const Properties& filter,
                                                           const Page& page) {
-  if (!is_valid_label(label)) return {};
-  const Filter f = impl_->filter(label, filter);
-  const PageArgs p = impl_->page(page, kVertexId);
-  if (f.matches_nothing || p.empty) return {};
-  ParamList params = Impl::scan_params(label, f, &p);
-  Result r = impl_->query(impl_->sql->scan(Table::vertices, f.shape, f.indexed ? &*f.indexed : nullptr, Scan::page),
-                        params.view());
+  const auto found = impl_->scan_page(Table::vertices, label, filter, page);
+  if (!found) return {};
+  const Result& r = *found;
   const std::string l(label);
   std::vector<Vertex> result;
   result.reserve(static_cast<std::size_t>(r.rows()));
@@ -1077,13 +1084,9 @@ std::optional<Edge> PostgresGraph::find_edge(const ElementId& id) {
 
 std::vector<Edge> PostgresGraph::find_edges_by_label(std::string_view label, const Properties& filter,
                                                      const Page& page) {
-  if (!is_valid_label(label)) return {};
-  const Filter f = impl_->filter(label, filter);
-  const PageArgs p = impl_->page(page, kEdgeId);
-  if (f.matches_nothing || p.empty) return {};
-  ParamList params = Impl::scan_params(label, f, &p);
-  Result r = impl_->query(impl_->sql->scan(Table::edges, f.shape, f.indexed ? &*f.indexed : nullptr, Scan::page),
-                        params.view());
+  const auto found = impl_->scan_page(Table::edges, label, filter, page);
+  if (!found) return {};
+  const Result& r = *found;
   const std::string l(label);
   std::vector<Edge> result;
   result.reserve(static_cast<std::size_t>(r.rows()));
