@@ -6,27 +6,41 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "postgres/socket_wait.hpp"
 #include "propgraph/errors.hpp"
 
 namespace propgraph::postgres_detail {
 
-/// A server-reported error: QueryError plus the SQLSTATE code (e.g. "23503").
+/// A server-reported error: QueryError plus the SQLSTATE code (e.g. "23503") and the fields
+/// that locate it.
 class ServerError : public QueryError {
  public:
-  ServerError(const std::string& message, std::string sqlstate)
-      : QueryError(message), sqlstate_(std::move(sqlstate)) {}
+  ServerError(const std::string& message, std::string sqlstate, std::string constraint = {}, std::string context = {},
+              std::string detail = {})
+      : QueryError(message), sqlstate_(std::move(sqlstate)), constraint_(std::move(constraint)),
+        context_(std::move(context)), detail_(std::move(detail)) {}
   [[nodiscard]] const std::string& sqlstate() const noexcept { return sqlstate_; }
+  /// The violated constraint or index, for integrity errors (class 23).
+  [[nodiscard]] const std::string& constraint() const noexcept { return constraint_; }
+  /// Where the server was, e.g. "COPY vertices, line 3".
+  [[nodiscard]] const std::string& context() const noexcept { return context_; }
+  /// The server's detail line, e.g. "Key (from_id)=(12) is not present in table ...".
+  [[nodiscard]] const std::string& detail() const noexcept { return detail_; }
 
  private:
   std::string sqlstate_;
+  std::string constraint_;
+  std::string context_;
+  std::string detail_;
 };
 
 /// Owns a PGresult.
@@ -57,10 +71,42 @@ class Result {
 /// SQL NULL. Types come from casts in the SQL ($1::bigint).
 using Param = const char*;
 
+/// Owns the text of a statement's parameters: `ParamList p; p.text(label).null();`, then
+/// `c.exec(sql, p.view())`. view() stays valid until the next change.
+class ParamList {
+ public:
+  ParamList& text(std::string value) {
+    values_.emplace_back(std::move(value));
+    return *this;
+  }
+  ParamList& null() {
+    values_.emplace_back(std::nullopt);
+    return *this;
+  }
+  ParamList& integer(std::int64_t value) { return text(std::to_string(value)); }
+  [[nodiscard]] std::span<const Param> view() {
+    pointers_.clear();
+    for (const auto& v : values_) pointers_.push_back(v ? v->c_str() : nullptr);
+    return pointers_;
+  }
+
+ private:
+  std::vector<std::optional<std::string>> values_;
+  std::vector<Param> pointers_;
+};
+
+/// Throws Timeout("PostgresGraph: deadline exceeded (<what>)").
+[[noreturn]] void throw_deadline(std::string_view what);
+
+/// Whether a statement honours the caller's deadline (propgraph::current_deadline()). COMMIT and
+/// ROLLBACK ignore it: once sent they run to the end.
+enum class Deadline { honour, ignore };
+
 class Connection {
  public:
   /// Connects with the non-blocking API (fiber-aware). `conninfo` is a libpq connection string
-  /// or URI. Throws ConnectionError with libpq's message on failure or when `timeout` passes.
+  /// or URI. Throws ConnectionError with libpq's message on failure or when `timeout` passes,
+  /// Timeout when the caller's deadline passes first.
   static std::unique_ptr<Connection> open(const std::string& conninfo, Reactor& reactor,
                                           std::chrono::milliseconds timeout);
   ~Connection();
@@ -71,22 +117,61 @@ class Connection {
   /// `prepare` keeps a server-side prepared statement for this SQL text on this connection.
   /// Throws ServerError (a QueryError) for a server error and ConnectionError when the
   /// connection broke; after the latter, broken() is true.
-  Result exec(const std::string& sql, std::span<const Param> params = {}, bool prepare = true);
+  ///
+  /// Deadline: a deadline that has passed throws Timeout before anything is sent. One that
+  /// passes while the server works cancels the statement (a cancel request, as PQcancel
+  /// sends it; on a fiber it is sent from a helper thread so that the fiber's thread goes on)
+  /// and reads the server's answer, so the connection stays usable: Timeout when the statement
+  /// was cancelled, its result when it finished first. A server that does not answer within
+  /// kCancelGrace of the cancel, or a statement that could not even be sent in time, closes the
+  /// connection (broken() is true) and throws Timeout.
+  Result exec(const std::string& sql, std::span<const Param> params = {}, bool prepare = true,
+              Deadline deadline = Deadline::honour);
+
+  /// How long the server may take to answer a cancelled statement.
+  static constexpr std::chrono::seconds kCancelGrace{5};
+
+  /// COPY ... FROM STDIN: sends what `fill` appends to its (cleared) argument, call after call,
+  /// until it returns false. An exception from `fill` aborts the COPY (the server rolls the
+  /// statement back) and is rethrown. Errors and the deadline as for exec(); an error the server
+  /// raises mid-stream stops the sending early.
+  Result copy_in(const std::string& sql, const std::function<bool(std::string& chunk)>& fill);
+  /// COPY ... TO STDOUT: calls `row` with each CopyData message (one row; in binary format the
+  /// first also carries the header). An exception from `row` cancels the statement and is
+  /// rethrown. Errors and the deadline as for exec().
+  Result copy_out(const std::string& sql, const std::function<void(std::string_view message)>& row);
 
   /// True once the connection failed; the pool then discards it.
   [[nodiscard]] bool broken() const;
   /// True when the connection sits outside a transaction, ready for reuse.
   [[nodiscard]] bool idle_in_no_transaction() const;
+  /// True inside a transaction that a failed statement aborted (only ROLLBACK helps).
+  [[nodiscard]] bool in_failed_transaction() const;
   /// Cheap liveness check for a connection taken from the pool: a closed server socket shows
   /// as readable. Consumes pending input; false means discard it.
   [[nodiscard]] bool still_usable();
 
  private:
   Connection(PGconn* conn, Reactor& reactor) : conn_(conn), reactor_(&reactor) {}
+  class StatementWait;
   [[noreturn]] void fail_connection(std::string_view what);
-  void send_prepare(const std::string& name, const std::string& sql, int n_params);
-  void flush();
-  Result collect();
+  [[noreturn]] void fail_deadline(std::string_view what);
+  /// Checks the connection and the deadline before a statement; returns the deadline to honour.
+  std::optional<Clock::time_point> start(Deadline mode);
+  void send_prepare(const std::string& name, const std::string& sql, int n_params,
+                    std::optional<Clock::time_point> deadline);
+  /// Sends the statement: a deadline passing meanwhile closes the connection (Timeout).
+  void flush(std::optional<Clock::time_point> deadline);
+  /// Sends while the statement runs (COPY data): past the deadline the statement is cancelled.
+  void flush(StatementWait& wait);
+  PGresult* next_result(StatementWait& wait);
+  /// Sends a COPY statement (simple protocol: COPY takes no parameters); returns the deadline.
+  std::optional<Clock::time_point> send_copy(const std::string& sql);
+  /// Waits for the server to enter COPY `mode` (a PGRES_COPY_* status): nullopt then, else the
+  /// statement's result (errors throw).
+  std::optional<Result> enter_copy(StatementWait& wait, int mode);
+  /// Reads every result of the statement (`first`: one already read); throws the first error.
+  Result collect(StatementWait& wait, PGresult* first = nullptr);
 
   PGconn* conn_;
   Reactor* reactor_;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "propgraph/deadline.hpp"
+
 namespace propgraph::postgres_detail {
 
 ConnectionPool::ConnectionPool(PoolSettings settings, std::shared_ptr<Reactor> reactor)
@@ -13,22 +15,35 @@ ConnectionPool::ConnectionPool(PoolSettings settings, std::shared_ptr<Reactor> r
 ConnectionPool::~ConnectionPool() = default;
 
 std::unique_ptr<Connection> ConnectionPool::take_idle() {
-  while (!idle_.empty()) {
-    std::unique_ptr<Connection> conn = std::move(idle_.back());
-    idle_.pop_back();
-    if (conn->still_usable()) return conn;
-    --open_;  // stale (e.g. the server restarted): drop it and look further
-  }
+  if (idle_.empty()) return nullptr;
+  std::unique_ptr<Connection> conn = std::move(idle_.back());
+  idle_.pop_back();
+  if (conn->still_usable()) return conn;
+  // Stale (e.g. the server restarted): drop it and, as suspects, the others idle with it.
+  --open_;
+  drop_idle();
   return nullptr;
+}
+
+void ConnectionPool::drop_idle() {
+  const std::size_t n = idle_.size();
+  idle_.clear();
+  open_ -= n;
+  // Waiters re-check when woken: each finds a free slot to open a connection in.
+  for (std::size_t i = 0; i < n && i < waiters_.size(); ++i) waiters_[i]->wake();
 }
 
 ConnectionPool::Lease ConnectionPool::acquire() {
   const auto now = Clock::now();
-  const auto deadline = now + settings_.acquire_timeout;
+  const auto call_deadline = current_deadline();
+  if (call_deadline && now >= *call_deadline) throw_deadline("before a connection was taken");
+  const auto pool_deadline = now + settings_.acquire_timeout;
+  const bool call_first = call_deadline && *call_deadline < pool_deadline;
+  const auto deadline = call_first ? *call_deadline : pool_deadline;
   std::unique_lock lock(mutex_);
   // Take directly unless the first waiter has waited too long (then queue behind it).
   if (waiters_.empty() || now - waiters_.front()->since < kHandOffAfter) {
-    if (auto conn = take_idle()) return Lease(this, std::move(conn));
+    if (auto conn = take_idle()) return Lease(this, std::move(conn), true);
     if (open_ < settings_.max_size) {
       ++open_;
       lock.unlock();
@@ -46,7 +61,7 @@ ConnectionPool::Lease ConnectionPool::acquire() {
     // Woken by a release that put its connection back to the idle list.
     if (auto conn = take_idle()) {
       leave_queue();
-      return Lease(this, std::move(conn));
+      return Lease(this, std::move(conn), true);
     }
     if (open_ < settings_.max_size) {  // stale idle connections were dropped: a slot is free
       leave_queue();
@@ -56,11 +71,12 @@ ConnectionPool::Lease ConnectionPool::acquire() {
     }
     if (timed_out) {
       leave_queue();
+      if (call_first) throw_deadline("while waiting for a pool connection");
       throw ConnectionError(fmt::format("connection pool exhausted: waited {} ms for one of {} connections",
                                         settings_.acquire_timeout.count(), settings_.max_size));
     }
   }
-  if (me.conn && me.conn->still_usable()) return Lease(this, std::move(me.conn));
+  if (me.conn && me.conn->still_usable()) return Lease(this, std::move(me.conn), true);
   // Handed a slot, or a connection that went stale meanwhile: open a fresh one in its place.
   lock.unlock();
   me.conn.reset();
@@ -69,7 +85,12 @@ ConnectionPool::Lease ConnectionPool::acquire() {
 
 ConnectionPool::Lease ConnectionPool::open_in_slot() {
   try {
-    return Lease(this, Connection::open(settings_.conninfo, *reactor_, settings_.connect_timeout));
+    auto conn = Connection::open(settings_.conninfo, *reactor_, settings_.connect_timeout);
+    {
+      std::lock_guard lock(mutex_);
+      ++opened_;
+    }
+    return Lease(this, std::move(conn), false);
   } catch (...) {
     std::lock_guard lock(mutex_);
     pass_on_slot();
@@ -91,10 +112,13 @@ void ConnectionPool::pass_on_slot() {
 void ConnectionPool::release(std::unique_ptr<Connection> conn) {
   // A connection left inside a transaction (a call failed between BEGIN and COMMIT) or broken
   // is closed; closing rolls back whatever it had not committed.
-  const bool reusable = !conn->broken() && conn->idle_in_no_transaction();
+  const bool broken = conn->broken();
+  const bool reusable = !broken && conn->idle_in_no_transaction();
   if (!reusable) conn.reset();
   std::lock_guard lock(mutex_);
   if (!reusable) {
+    // A broken connection makes the idle ones suspect: whatever broke it likely broke them.
+    if (broken) drop_idle();
     pass_on_slot();
     return;
   }
@@ -114,7 +138,7 @@ void ConnectionPool::release(std::unique_ptr<Connection> conn) {
 
 ConnectionPool::Status ConnectionPool::status() {
   std::lock_guard lock(mutex_);
-  return Status{open_, idle_.size(), waiters_.size()};
+  return Status{open_, idle_.size(), waiters_.size(), opened_};
 }
 
 }  // namespace propgraph::postgres_detail

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -38,8 +39,16 @@ struct PoolSettings {
 /// threads, but measured 70x slower than std's when threads queue for connections while others
 /// block in I/O.) The pool's own std::mutex guards only short bookkeeping, never a wait.
 ///
-/// A connection returned broken or inside a transaction is closed and its slot passed on for a
-/// fresh connection, so the pool recovers by itself after a server restart.
+/// Failures: an idle connection is checked before it is lent (cheaply: anything the server
+/// sent while it sat idle means goodbye). Once one connection is found broken, every
+/// connection idle at that moment is suspect (they usually share the cause, a server restart)
+/// and is closed too. A connection returned broken or inside a transaction is closed and its
+/// slot passed on for a fresh connection, so the pool recovers by itself after a restart.
+/// Lease::reused() tells whether a connection had sat idle: a read that fails on such a
+/// connection may be retried once on a fresh one (the caller decides; writes never are).
+///
+/// Deadlines: acquire() honours the caller's DeadlineScope (Timeout instead of waiting or
+/// connecting past it).
 class ConnectionPool {
  public:
   ConnectionPool(PoolSettings settings, std::shared_ptr<Reactor> reactor);
@@ -50,7 +59,8 @@ class ConnectionPool {
   /// A connection on loan; returns to the pool when destroyed.
   class Lease {
    public:
-    Lease(ConnectionPool* pool, std::unique_ptr<Connection> conn) : pool_(pool), conn_(std::move(conn)) {}
+    Lease(ConnectionPool* pool, std::unique_ptr<Connection> conn, bool reused)
+        : pool_(pool), conn_(std::move(conn)), reused_(reused) {}
     Lease(Lease&&) noexcept = default;
     Lease& operator=(Lease&&) = delete;
     ~Lease() {
@@ -58,10 +68,14 @@ class ConnectionPool {
     }
     Connection* operator->() const noexcept { return conn_.get(); }
     Connection& operator*() const noexcept { return *conn_; }
+    /// True when the connection had sat idle in the pool (rather than being opened for this
+    /// lease).
+    [[nodiscard]] bool reused() const noexcept { return reused_; }
 
    private:
     ConnectionPool* pool_;
     std::unique_ptr<Connection> conn_;
+    bool reused_;
   };
 
   [[nodiscard]] Lease acquire();
@@ -70,6 +84,7 @@ class ConnectionPool {
     std::size_t open = 0;     // idle + on loan + being opened
     std::size_t idle = 0;
     std::size_t waiting = 0;  // callers waiting for a connection
+    std::uint64_t opened = 0;  // connections opened since construction
   };
   [[nodiscard]] Status status();
 
@@ -108,6 +123,9 @@ class ConnectionPool {
   /// A usable idle connection, dropping stale ones (which frees their slots); else nullptr.
   /// Caller holds mutex_.
   std::unique_ptr<Connection> take_idle();
+  /// Closes every idle connection (one was found broken, the others are suspect) and wakes as
+  /// many waiters to use the freed slots. Caller holds mutex_.
+  void drop_idle();
   /// Opens a connection in a slot already counted in open_; on failure passes the slot on.
   Lease open_in_slot();
   /// Gives a freed slot to the first waiter, or forgets it. Caller holds mutex_.
@@ -119,6 +137,7 @@ class ConnectionPool {
   std::vector<std::unique_ptr<Connection>> idle_;
   std::deque<Waiter*> waiters_;
   std::size_t open_ = 0;
+  std::uint64_t opened_ = 0;
 };
 
 }  // namespace propgraph::postgres_detail

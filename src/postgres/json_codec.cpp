@@ -31,7 +31,9 @@ void append_double(std::string& out, double d) {
   } else if (std::isinf(d)) {
     out += d > 0 ? "\"Infinity\"" : "\"-Infinity\"";
   } else if (d == 0 && std::signbit(d)) {
-    out += "\"-0\"";
+    // Zero, marked negative: equal to 0.0 for containment (filters) and for the normalised
+    // index expression (GraphSql::index_expression), as -0.0 == 0.0; read back as -0.0.
+    out += "0, \"$neg\": true";
   } else {
     char buf[32];
     // Shortest text that reads back as the same double; jsonb keeps its decimal value exactly.
@@ -84,6 +86,11 @@ std::string encode_properties(const Properties& properties) {
   }
   out.push_back('}');
   return out;
+}
+
+Value comparable(const Value& value) {
+  if (value.is_double() && value.as_double() == 0) return Value(0.0);
+  return value;
 }
 
 bool contains_nan(const Value& value) noexcept {
@@ -197,10 +204,16 @@ class Reader {
           if (special == "NaN") d = Value(std::numeric_limits<double>::quiet_NaN());
           else if (special == "Infinity") d = Value(std::numeric_limits<double>::infinity());
           else if (special == "-Infinity") d = Value(-std::numeric_limits<double>::infinity());
-          else if (special == "-0") d = Value(-0.0);
+          else if (special == "-0") d = Value(-0.0);  // the spelling of earlier versions
           else fail("unknown double spelling");
         } else {
           d = number(true);
+          if (consume(',')) {
+            if (string() != "$neg" || !consume(':') || !consume_word("true") || d.as_double() != 0) {
+              fail("unknown double spelling");
+            }
+            d = Value(-0.0);
+          }
         }
         if (consume('}')) return d;
       }

@@ -6,6 +6,16 @@ namespace propgraph::postgres_detail {
 
 std::string quoted(std::string_view name) { return fmt::format("\"{}\"", name); }
 
+std::string sql_literal(std::string_view text) {
+  std::string out = "E'";
+  for (char c : text) {
+    if (c == '\'' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('\'');
+  return out;
+}
+
 // -- catalog ----------------------------------------------------------------------------------
 
 CatalogSql::CatalogSql(const std::string& schema) : catalog_schema(schema) {
@@ -31,18 +41,22 @@ std::vector<std::string> CatalogSql::create_graph_ddl(std::int64_t id) const {
       fmt::format("CREATE TABLE {}.vertices (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
                   "label text COLLATE \"C\" NOT NULL, properties jsonb NOT NULL DEFAULT '{{}}')",
                   s),
+      // No foreign keys: PostgresGraph keeps edges' endpoints valid itself (see GraphSql's
+      // integrity statements); the per-row checks of a foreign key cost bulk loads over half
+      // their time.
       fmt::format("CREATE TABLE {0}.edges (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
-                  "label text COLLATE \"C\" NOT NULL, "
-                  "from_id bigint NOT NULL REFERENCES {0}.vertices (id) ON DELETE CASCADE, "
-                  "to_id bigint NOT NULL REFERENCES {0}.vertices (id) ON DELETE CASCADE, "
+                  "label text COLLATE \"C\" NOT NULL, from_id bigint NOT NULL, to_id bigint NOT NULL, "
                   "properties jsonb NOT NULL DEFAULT '{{}}')",
                   s),
       fmt::format("CREATE INDEX ON {}.vertices (label, id)", s),
+      // Vertex filters use the GIN index on properties; edge filters scan the label (or use a
+      // property index): a GIN index costs an edge write about a sixth more.
       fmt::format("CREATE INDEX ON {}.vertices USING gin (properties jsonb_path_ops)", s),
       fmt::format("CREATE INDEX ON {}.edges (label, id)", s),
       fmt::format("CREATE INDEX ON {}.edges (from_id, id)", s),
       fmt::format("CREATE INDEX ON {}.edges (to_id, id)", s),
-      fmt::format("CREATE INDEX ON {}.edges USING gin (properties jsonb_path_ops)", s),
+      GraphSql(graph_schema(id)).create_index_catalog,
+      GraphSql(graph_schema(id)).create_delete_vertex,
   };
 }
 
@@ -65,26 +79,13 @@ std::string distinct_labels(const std::string& table) {
       table);
 }
 
-std::string filtered(std::string_view select, FilterShape shape) {
-  std::string sql(select);
-  sql += " WHERE label = $1";
-  if (shape != FilterShape::none) {
-    // Containment uses the GIN index and is exact for scalars (doubles are wrapped objects);
-    // lists additionally need equality, as containment ignores order and extra elements.
-    sql += " AND properties @> $2::jsonb AND NOT (properties ?| $3::text[])";
-  }
-  if (shape == FilterShape::with_lists) {
-    sql += " AND NOT EXISTS (SELECT 1 FROM jsonb_each($2::jsonb) AS f (key, value) "
-           "WHERE jsonb_typeof(f.value) = 'array' AND properties -> f.key <> f.value)";
-  }
-  sql += " ORDER BY id";
-  return sql;
-}
-
 }  // namespace
 
 GraphSql::GraphSql(const std::string& schema)
-    : vertices_(quoted(schema) + ".vertices"), edges_(quoted(schema) + ".edges") {
+    : schema_(quoted(schema)),
+      vertices_(schema_ + ".vertices"),
+      edges_(schema_ + ".edges"),
+      indexes_(schema_ + ".property_indexes") {
   const auto& V = vertices_;
   const auto& E = edges_;
   vertex_labels = distinct_labels(V);
@@ -93,29 +94,62 @@ GraphSql::GraphSql(const std::string& schema)
 
   insert_vertex = fmt::format("INSERT INTO {} (label, properties) VALUES ($1, $2::jsonb) RETURNING id", V);
   find_vertex = fmt::format("SELECT properties FROM {} WHERE id = $1::bigint AND label = $2", V);
+  find_vertex_any = fmt::format("SELECT label, properties FROM {} WHERE id = $1::bigint", V);
   update_vertex = fmt::format(
       "UPDATE {} SET properties = (properties || $3::jsonb) - $4::text[] "
       "WHERE id = $1::bigint AND label = $2 RETURNING properties",
       V);
-  delete_vertex = fmt::format("DELETE FROM {} WHERE id = $1::bigint AND label = $2", V);
+  // Integrity without foreign keys: an edge's endpoints exist when it commits.
+  // - create_edge locks its endpoint rows FOR KEY SHARE, which a vertex delete waits for;
+  // - create_edges takes every stripe of the graph's edge lock in shared mode, then checks its
+  //   endpoints (a statement after the locks: a fresh snapshot);
+  // - delete_vertex takes its vertex's stripe exclusively, deletes the vertex (waiting for
+  //   create_edge's row locks), then its edges in a second statement, whose fresh snapshot
+  //   sees every edge committed meanwhile. A plpgsql function: one round trip.
+  const std::string edge_lock = fmt::format("hashtext({})", sql_literal("propgraph edges " + schema));
+  lock_edge_stripes =
+      fmt::format("SELECT count(pg_advisory_xact_lock_shared({}, s)) FROM generate_series(0, {}) AS s", edge_lock,
+                  kEdgeLockStripes - 1);
+  missing_vertex = fmt::format(
+      "SELECT x FROM unnest($1::bigint[]) AS x WHERE NOT EXISTS (SELECT 1 FROM {} v WHERE v.id = x) LIMIT 1", V);
+  missing_vertex_locking = fmt::format(
+      "SELECT x FROM unnest($1::bigint[]) AS x "
+      "WHERE NOT EXISTS (SELECT 1 FROM {} v WHERE v.id = x FOR KEY SHARE) LIMIT 1",
+      V);
+  create_delete_vertex = fmt::format(
+      "CREATE OR REPLACE FUNCTION {0}.delete_vertex(v bigint, l text) RETURNS boolean LANGUAGE plpgsql AS $$ "
+      "BEGIN "
+      "PERFORM pg_advisory_xact_lock({3}, (v % {4})::int); "
+      "DELETE FROM {1} WHERE id = v AND label = l; "
+      "IF NOT FOUND THEN RETURN false; END IF; "
+      "DELETE FROM {2} WHERE from_id = v OR to_id = v; "
+      "RETURN true; "
+      "END $$",
+      schema_, V, E, edge_lock, kEdgeLockStripes);
+  delete_vertex_exists =
+      fmt::format("SELECT to_regprocedure({}) IS NOT NULL", sql_literal(schema_ + ".delete_vertex(bigint,text)"));
+  delete_vertex = fmt::format("SELECT {}.delete_vertex($1::bigint, $2)", schema_);
   count_vertices = fmt::format("SELECT count(*) FROM {} WHERE label = $1", V);
+  count_all_vertices = fmt::format("SELECT count(*) FROM {}", V);
 
   // One statement: checks both endpoints, inserts only when both exist, reports which exist.
   insert_edge = fmt::format(
-      "WITH endpoints AS (SELECT (SELECT id FROM {0} WHERE id = $1::bigint) AS from_id, "
-      "(SELECT id FROM {0} WHERE id = $2::bigint) AS to_id), "
+      "WITH endpoints AS (SELECT (SELECT id FROM {0} WHERE id = $1::bigint FOR KEY SHARE) AS from_id, "
+      "(SELECT id FROM {0} WHERE id = $2::bigint FOR KEY SHARE) AS to_id), "
       "inserted AS (INSERT INTO {1} (label, from_id, to_id, properties) "
       "SELECT $3, from_id, to_id, $4::jsonb FROM endpoints "
       "WHERE from_id IS NOT NULL AND to_id IS NOT NULL RETURNING id) "
       "SELECT (SELECT id FROM inserted), from_id IS NOT NULL, to_id IS NOT NULL FROM endpoints",
       V, E);
   find_edge = fmt::format("SELECT from_id, to_id, properties FROM {} WHERE id = $1::bigint AND label = $2", E);
+  find_edge_any = fmt::format("SELECT label, from_id, to_id, properties FROM {} WHERE id = $1::bigint", E);
   update_edge = fmt::format(
       "UPDATE {} SET properties = (properties || $3::jsonb) - $4::text[] "
       "WHERE id = $1::bigint AND label = $2 RETURNING from_id, to_id, properties",
       E);
   delete_edge = fmt::format("DELETE FROM {} WHERE id = $1::bigint AND label = $2", E);
   count_edges = fmt::format("SELECT count(*) FROM {} WHERE label = $1", E);
+  count_all_edges = fmt::format("SELECT count(*) FROM {}", E);
 
   const auto degree_sql = [&](std::string_view label_condition) {
     return fmt::format(
@@ -125,16 +159,101 @@ GraphSql::GraphSql(const std::string& schema)
   };
   degree = degree_sql("");
   degree_labeled = degree_sql(" AND e.label = $2");
+  upsert_lock = "SELECT pg_advisory_xact_lock(hashtextextended($1::text, 0))";
 
-  for (auto shape : {FilterShape::none, FilterShape::scalars, FilterShape::with_lists}) {
-    find_vertices_[static_cast<int>(shape)] = filtered(fmt::format("SELECT id, properties FROM {}", V), shape);
-    find_edges_[static_cast<int>(shape)] =
-        filtered(fmt::format("SELECT id, from_id, to_id, properties FROM {}", E), shape);
-  }
+  create_index_catalog = fmt::format(
+      "CREATE TABLE IF NOT EXISTS {} (label text COLLATE \"C\" NOT NULL, key text COLLATE \"C\" NOT NULL, "
+      "is_unique boolean NOT NULL, vertex_index text NOT NULL, edge_index text NOT NULL, PRIMARY KEY (label, key))",
+      indexes_);
+  index_catalog_exists = fmt::format("SELECT to_regclass({}) IS NOT NULL", sql_literal(indexes_));
+  lock_indexes = fmt::format("SELECT pg_advisory_xact_lock(hashtext({}))", sql_literal("propgraph indexes " + schema));
+  list_indexes = fmt::format("SELECT label, key, is_unique, vertex_index, edge_index FROM {} ORDER BY label, key",
+                             indexes_);
+  find_index = fmt::format("SELECT 1 FROM {} WHERE label = $1 AND key = $2", indexes_);
+  insert_index = fmt::format(
+      "INSERT INTO {} (label, key, is_unique, vertex_index, edge_index) VALUES ($1, $2, $3::boolean, $4, $5)",
+      indexes_);
+  delete_index = fmt::format("DELETE FROM {} WHERE label = $1 AND key = $2 RETURNING vertex_index, edge_index",
+                             indexes_);
+  delete_all_indexes = fmt::format("DELETE FROM {} RETURNING vertex_index, edge_index", indexes_);
 }
 
-const std::string& GraphSql::find_vertices(FilterShape shape) const { return find_vertices_[static_cast<int>(shape)]; }
-const std::string& GraphSql::find_edges(FilterShape shape) const { return find_edges_[static_cast<int>(shape)]; }
+std::string GraphSql::index_expression(std::string_view key) {
+  // The value without the mark of a negative zero (json_codec.hpp): -0.0 and 0.0 are equal. Only
+  // doubles are objects.
+  const std::string value = fmt::format("(properties -> {})", sql_literal(key));
+  return fmt::format("(CASE WHEN jsonb_typeof({0}) = 'object' THEN {0} - '$neg' ELSE {0} END)", value);
+}
+
+std::string GraphSql::index_predicate(const IndexedKey& index) {
+  // jsonpath: any item at any depth that is a wrapped NaN ({"$d": "NaN"}, json_codec.hpp).
+  return fmt::format("label = {} AND NOT ({} @? '$.** ? (@.\"$d\" == \"NaN\")')", sql_literal(index.label),
+                     index_expression(index.key));
+}
+
+std::string GraphSql::create_index(Table t, const std::string& name, const IndexedKey& index, bool unique) const {
+  return fmt::format("CREATE {}INDEX {} ON {} ({}) WHERE {}", unique ? "UNIQUE " : "", quoted(name), table(t),
+                     index_expression(index.key), index_predicate(index));
+}
+
+std::string GraphSql::drop_index(const std::string& name) const {
+  return fmt::format("DROP INDEX IF EXISTS {}.{}", schema_, quoted(name));
+}
+
+std::string GraphSql::first_duplicate(Table t, const IndexedKey& index) const {
+  return fmt::format(
+      "SELECT jsonb_build_object('v', {0})::text, array_agg(id ORDER BY id) FROM {1} WHERE {2} "
+      "GROUP BY {0} HAVING count(*) > 1 ORDER BY min(id) LIMIT 1",
+      index_expression(index.key), table(t), index_predicate(index));
+}
+
+std::string GraphSql::scan(Table t, FilterShape shape, const IndexedKey* indexed, Scan what) const {
+  std::string sql = what == Scan::count ? "SELECT count(*)"
+                    : t == Table::vertices ? "SELECT id, properties"
+                                           : "SELECT id, from_id, to_id, properties";
+  sql += fmt::format(" FROM {} WHERE label = $1", table(t));
+  int next = 2;
+  if (shape != FilterShape::none) {
+    // Containment uses the GIN index and is exact for scalars (doubles are wrapped objects);
+    // lists additionally need equality, as containment ignores order and extra elements.
+    sql += " AND properties @> $2::jsonb AND NOT (properties ?| $3::text[])";
+    if (shape == FilterShape::with_lists) {
+      sql += " AND NOT EXISTS (SELECT 1 FROM jsonb_each($2::jsonb) AS f (key, value) "
+             "WHERE jsonb_typeof(f.value) = 'array' AND properties -> f.key <> f.value)";
+    }
+    next = 4;
+  }
+  if (indexed) {
+    // Spelled like the index (expression and predicate) so that the planner can use it; the
+    // condition itself repeats what the filter already says.
+    sql += fmt::format(" AND {} AND {} = ${}::jsonb", index_predicate(*indexed), index_expression(indexed->key), next);
+    ++next;
+  }
+  switch (what) {
+    case Scan::page: sql += fmt::format(" AND id > ${}::bigint ORDER BY id LIMIT ${}::bigint", next, next + 1); break;
+    case Scan::lock_first: sql += " ORDER BY id LIMIT 2 FOR UPDATE"; break;
+    case Scan::count: break;
+  }
+  return sql;
+}
+
+std::string GraphSql::incident(Direction direction, bool labeled) const {
+  const std::string label = labeled ? " AND label = $4" : "";
+  const auto side = [&](std::string_view condition) {
+    return fmt::format(
+        "SELECT id, label, from_id, to_id, properties FROM {} WHERE {}{} AND id > $2::bigint "
+        "ORDER BY id LIMIT $3::bigint",
+        edges_, condition, label);
+  };
+  switch (direction) {
+    case Direction::out: return side("from_id = $1::bigint");
+    case Direction::in: return side("to_id = $1::bigint");
+    case Direction::both: break;
+  }
+  // Each side reads its endpoint index in id order; a self-loop is taken from the out side.
+  return fmt::format("SELECT * FROM (({}) UNION ALL ({})) AS e ORDER BY id LIMIT $3::bigint",
+                     side("from_id = $1::bigint"), side("to_id = $1::bigint AND from_id <> $1::bigint"));
+}
 
 std::string GraphSql::expand(Direction direction, const std::string& label_param) const {
   const std::string label = label_param.empty() ? "" : " AND e.label = " + label_param;
@@ -155,28 +274,47 @@ std::string GraphSql::neighbors(Direction direction, bool labeled) const {
       "SELECT id, 0 FROM {0} WHERE id = $1::bigint "
       "UNION SELECT n.id, w.depth + 1 FROM walk w CROSS JOIN LATERAL ({1}) AS n WHERE w.depth < $2::int) "
       "SELECT v.id, v.label, v.properties FROM {0} v "
-      "WHERE v.id IN (SELECT id FROM walk) AND v.id <> $1::bigint ORDER BY v.id",
-      vertices_, expand(direction, labeled ? "$3" : ""));
+      "WHERE v.id IN (SELECT id FROM walk) AND v.id <> $1::bigint AND v.id > $3::bigint "
+      "ORDER BY v.id LIMIT $4::bigint",
+      vertices_, expand(direction, labeled ? "$5" : ""));
 }
 
-std::string GraphSql::reachable(Direction direction, bool labeled, bool bounded) const {
-  const std::string label_param = labeled ? (bounded ? "$3" : "$2") : "";
-  const std::string label = labeled ? " AND e.label = " + label_param : "";
+std::string GraphSql::reserve_ids(Table t) const {
+  return fmt::format(
+      "SELECT nextval(s.seq) FROM (SELECT pg_get_serial_sequence({}, 'id')::regclass AS seq) AS s, "
+      "generate_series(1, $1::int)",
+      sql_literal(table(t)));
+}
+
+std::string GraphSql::copy_from(Table t) const {
+  return t == Table::vertices ? fmt::format("COPY {} (id, label, properties) FROM STDIN (FORMAT binary)", vertices_)
+                              : fmt::format("COPY {} (id, label, from_id, to_id, properties) FROM STDIN (FORMAT binary)",
+                                            edges_);
+}
+
+std::string GraphSql::copy_to(const std::string& select) {
+  return fmt::format("COPY ({}) TO STDOUT (FORMAT binary)", select);
+}
+
+std::string GraphSql::reachable(Direction direction, const std::optional<std::string>& edge_label, std::int64_t start,
+                                std::optional<int> max_depth) const {
+  const std::string label_value = edge_label ? sql_literal(*edge_label) : "";
+  const std::string label = edge_label ? " AND e.label = " + label_value : "";
   std::string walk;
   std::string near;  // vertices whose edges belong to the subgraph
-  if (bounded) {
+  if (max_depth) {
     walk = fmt::format(
-        "walk (id, depth) AS (SELECT id, 0 FROM {0} WHERE id = $1::bigint "
-        "UNION SELECT n.id, w.depth + 1 FROM walk w CROSS JOIN LATERAL ({1}) AS n WHERE w.depth < $2::int), "
+        "walk (id, depth) AS (SELECT id, 0 FROM {0} WHERE id = {2} "
+        "UNION SELECT n.id, w.depth + 1 FROM walk w CROSS JOIN LATERAL ({1}) AS n WHERE w.depth < {3}), "
         "reached AS (SELECT id, min(depth) AS depth FROM walk GROUP BY id), ",
-        vertices_, expand(direction, label_param));
-    near = "(SELECT id FROM reached WHERE depth < $2::int)";
+        vertices_, expand(direction, label_value), start, *max_depth);
+    near = fmt::format("(SELECT id FROM reached WHERE depth < {})", *max_depth);
   } else {
     walk = fmt::format(
-        "walk (id) AS (SELECT id FROM {0} WHERE id = $1::bigint "
+        "walk (id) AS (SELECT id FROM {0} WHERE id = {2} "
         "UNION SELECT n.id FROM walk w CROSS JOIN LATERAL ({1}) AS n), "
         "reached AS (SELECT id FROM walk), ",
-        vertices_, expand(direction, label_param));
+        vertices_, expand(direction, label_value), start);
     near = "(SELECT id FROM reached)";
   }
   const std::string out_edges = fmt::format("SELECT e.id FROM {} e WHERE e.from_id IN {}{}", edges_, near, label);
@@ -189,25 +327,25 @@ std::string GraphSql::reachable(Direction direction, bool labeled, bool bounded)
   }
   return fmt::format(
       "WITH RECURSIVE {0}picked AS ({1}) "
-      "SELECT 0 AS kind, v.id, v.label, NULL::bigint AS from_id, NULL::bigint AS to_id, v.properties "
+      "SELECT 0::bigint AS kind, v.id, v.label, NULL::bigint AS from_id, NULL::bigint AS to_id, v.properties "
       "FROM {2} v WHERE v.id IN (SELECT id FROM reached) "
       "UNION ALL SELECT 1, e.id, e.label, e.from_id, e.to_id, e.properties "
       "FROM {3} e WHERE e.id IN (SELECT id FROM picked) ORDER BY kind, id",
       walk, picked, vertices_, edges_);
 }
 
-std::string GraphSql::whole(bool vertex_labeled, bool edge_labeled, bool edge_properties) const {
+std::string GraphSql::whole(const std::optional<std::string>& vertex_label, const std::optional<std::string>& edge_label,
+                            bool edge_properties) const {
   std::string sql = fmt::format(
-      "SELECT 0 AS kind, v.id, v.label, NULL::bigint AS from_id, NULL::bigint AS to_id, v.properties FROM {} v{} "
-      "UNION ALL SELECT 1, e.id, e.label, e.from_id, e.to_id, {} FROM {} e",
-      vertices_, vertex_labeled ? " WHERE v.label = $1" : "", edge_properties ? "e.properties" : "'{}'::jsonb",
-      edges_);
-  if (vertex_labeled) {
-    sql += fmt::format(" JOIN {0} f ON f.id = e.from_id AND f.label = $1 JOIN {0} t ON t.id = e.to_id AND t.label = $1",
-                       vertices_);
+      "SELECT 0::bigint AS kind, v.id, v.label, NULL::bigint AS from_id, NULL::bigint AS to_id, v.properties "
+      "FROM {} v{} UNION ALL SELECT 1, e.id, e.label, e.from_id, e.to_id, {} FROM {} e",
+      vertices_, vertex_label ? " WHERE v.label = " + sql_literal(*vertex_label) : "",
+      edge_properties ? "e.properties" : "NULL::jsonb", edges_);
+  if (vertex_label) {
+    sql += fmt::format(" JOIN {0} f ON f.id = e.from_id AND f.label = {1} JOIN {0} t ON t.id = e.to_id AND t.label = {1}",
+                       vertices_, sql_literal(*vertex_label));
   }
-  if (edge_labeled) sql += fmt::format(" WHERE e.label = ${}", vertex_labeled ? 2 : 1);
-  sql += " ORDER BY kind, id";
+  if (edge_label) sql += " WHERE e.label = " + sql_literal(*edge_label);
   return sql;
 }
 

@@ -7,6 +7,13 @@
 #                                     clusters of any STATE_DIR/private.* state dirs
 #   pg_cluster.sh kill    STATE_DIR   pg_ctl stop -m immediate (a crash, for fault tests)
 #   pg_cluster.sh restart STATE_DIR   start the stopped or killed server again, same socket
+#   pg_cluster.sh bounce  STATE_DIR   pg_ctl restart -m fast (an administrator's restart)
+#   pg_cluster.sh standby STATE_DIR PRIMARY_STATE_DIR
+#                                     a hot standby of that primary: pg_basebackup -R (streaming
+#                                     replication, standby.signal), its own temp dir and socket;
+#                                     STATE_DIR/dsn as for start, and stop/kill/restart work on it
+#                                     (stopping the primary's state dir also stops
+#                                     PRIMARY_STATE_DIR/standby)
 #
 # The server listens only on a unix socket inside its temp dir (no TCP port, so parallel runs
 # never collide), trusts local connections and skips fsync: data is disposable, but a crash of
@@ -23,10 +30,10 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 start|stop|kill|restart STATE_DIR" >&2
+  echo "usage: $0 start|stop|kill|restart|bounce STATE_DIR | standby STATE_DIR PRIMARY_STATE_DIR" >&2
   exit 2
 }
-(($# == 2)) || usage
+(($# == 2)) || { (($# == 3)) && [[ $1 == standby ]]; } || usage
 command=$1
 state=$2
 
@@ -67,6 +74,18 @@ as_owner() {
   else
     (cd "$cluster" && "$@")
   fi
+}
+
+# logged NAME LOGFILE COMMAND...: runs COMMAND as the cluster's owner with its output in LOGFILE;
+# on failure shows the log and exits.
+logged() {
+  local name=$1 logfile=$2
+  shift 2
+  as_owner "$@" >"$logfile" 2>&1 || {
+    log "$name failed:"
+    cat "$logfile" >&2
+    exit 1
+  }
 }
 
 load_state() {
@@ -112,12 +131,8 @@ BANNER
     chown "$(cat "$state/owner")" "$cluster"
   fi
   log "initdb $cluster/data ($("$bindir/postgres" --version))${PROPGRAPH_PG_USER:+ as $PROPGRAPH_PG_USER}"
-  as_owner "$bindir/initdb" -D "$cluster/data" --auth=trust --username=propgraph \
-    --encoding=UTF8 --locale=C --no-sync >"$cluster/initdb.log" 2>&1 || {
-    log "initdb failed:"
-    cat "$cluster/initdb.log" >&2
-    exit 1
-  }
+  logged initdb "$cluster/initdb.log" "$bindir/initdb" -D "$cluster/data" --auth=trust --username=propgraph \
+    --encoding=UTF8 --locale=C --no-sync
   as_owner mkdir -m 755 "$cluster/socket"
   # Only a unix socket in our own directory: the port number merely names the socket file.
   as_owner tee -a "$cluster/data/postgresql.conf" >/dev/null <<CONF
@@ -127,20 +142,62 @@ listen_addresses = ''
 unix_socket_directories = '$cluster/socket'
 port = 5432
 max_connections = 200
-shared_buffers = 32MB
 fsync = off
 full_page_writes = off
 dynamic_shared_memory_type = mmap
+# Transactions of concurrent tests lock rows in opposite orders now and then: find the
+# deadlock (and fail one of them, which transact() retries) in 50 ms rather than 1 s.
+deadlock_timeout = 50ms
 CONF
   pg_ctl_start
   printf 'host=%s port=5432 user=propgraph dbname=postgres\n' "$cluster/socket" >"$state/dsn"
   log "server up: $(cat "$state/dsn")"
 }
 
+standby() {
+  local primary_state=$1 primary_cluster
+  [[ -f $primary_state/cluster && -f $primary_state/bindir ]] || {
+    log "no primary recorded in $primary_state"
+    exit 1
+  }
+  if [[ -f $primary_state/skipped ]]; then
+    mkdir -p "$state"
+    cp "$primary_state/skipped" "$state/skipped"
+    exit 77
+  fi
+  primary_cluster=$(cat "$primary_state/cluster")
+  bindir=$(cat "$primary_state/bindir")
+  mkdir -p "$state"
+  rm -f "$state/dsn" "$state/skipped"
+  cluster=$(mktemp -d "${PROPGRAPH_PG_TMPDIR:-/tmp}/propgraph-pg.XXXXXX")
+  chmod 755 "$cluster"
+  printf '%s\n' "$cluster" >"$state/cluster"
+  printf '%s\n' "$bindir" >"$state/bindir"
+  if [[ -f $primary_state/owner ]]; then
+    cp "$primary_state/owner" "$state/owner"
+    chown "$(cat "$state/owner")" "$cluster"
+  fi
+  log "pg_basebackup from $primary_cluster into $cluster/data"
+  logged pg_basebackup "$cluster/basebackup.log" "$bindir/pg_basebackup" -h "$primary_cluster/socket" -p 5432 \
+    -U propgraph -D "$cluster/data" -R -X stream --no-sync
+  as_owner mkdir -m 755 "$cluster/socket"
+  # The copied configuration names the primary's socket directory: this one has its own.
+  as_owner tee -a "$cluster/data/postgresql.conf" >/dev/null <<CONF
+
+# propgraph test standby
+unix_socket_directories = '$cluster/socket'
+hot_standby = on
+hot_standby_feedback = on
+CONF
+  pg_ctl_start
+  printf 'host=%s port=5432 user=propgraph dbname=postgres\n' "$cluster/socket" >"$state/dsn"
+  log "standby up: $(cat "$state/dsn")"
+}
+
 stop() {
   local private
   # Private clusters of tests that died before stopping theirs live below STATE_DIR.
-  for private in "$state"/private.*; do
+  for private in "$state"/private.* "$state"/standby; do
     [[ -d $private ]] && bash "$0" stop "$private" && rm -rf "$private"
   done
   if [[ -f $state/skipped ]]; then
@@ -156,6 +213,7 @@ stop() {
 
 case $command in
   start) start ;;
+  standby) standby "$3" ;;
   stop) stop ;;
   kill)
     load_state
@@ -164,6 +222,10 @@ case $command in
   restart)
     load_state
     pg_ctl_start
+    ;;
+  bounce)
+    load_state
+    as_owner "$bindir/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -m fast -w -t 60 restart >/dev/null
     ;;
   *) usage ;;
 esac

@@ -13,6 +13,7 @@
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -34,9 +35,12 @@ std::string read_trimmed(const fs::path& path) {
   return s;
 }
 
-/// Runs pg_cluster.sh; its messages go to the test's stderr.
+/// Runs pg_cluster.sh COMMAND 'STATE_DIR' (or, with an empty state_dir, COMMAND holding its own
+/// quoted arguments); its messages go to the test's stderr.
 void cluster_script(std::string_view command, const std::string& state_dir) {
-  const std::string line = fmt::format("bash '{}' {} '{}'", PROPGRAPH_PG_CLUSTER_SCRIPT, command, state_dir);
+  const std::string line = state_dir.empty()
+                               ? fmt::format("bash '{}' {}", PROPGRAPH_PG_CLUSTER_SCRIPT, command)
+                               : fmt::format("bash '{}' {} '{}'", PROPGRAPH_PG_CLUSTER_SCRIPT, command, state_dir);
   const int status = std::system(line.c_str());
   // 77: no server binaries; the state directory says so and the tests skip.
   if (status != 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 77)) {
@@ -65,6 +69,7 @@ void print_skip_banner(const std::string& reason) {
 
 struct Server {
   std::optional<std::string> dsn;
+  std::optional<std::string> standby_dsn;
   std::string skip_reason;
   std::string own_state_dir;  // a cluster this process started
   std::mutex mutex;
@@ -84,6 +89,8 @@ void read_state(Server& s, const std::string& state_dir) {
         "no test server: {} does not exist, so the cluster fixture (pg_cluster.sh start) failed", dsn_file.string()));
   }
   s.dsn = read_trimmed(dsn_file);
+  const fs::path standby_file = fs::path(state_dir) / "standby" / "dsn";
+  if (fs::exists(standby_file)) s.standby_dsn = read_trimmed(standby_file);
 }
 
 /// Set once server() ran: only then is there anything to clean up.
@@ -96,11 +103,15 @@ Server& server() {
     started_server = &s;
     if (const char* dsn = std::getenv("PROPGRAPH_PG_DSN"); dsn && *dsn) {
       s.dsn = dsn;
+      if (const char* standby = std::getenv("PROPGRAPH_PG_STANDBY_DSN"); standby && *standby) s.standby_dsn = standby;
     } else if (const char* state = std::getenv("PROPGRAPH_PG_STATE"); state && *state) {
       read_state(s, state);
     } else {
       s.own_state_dir = make_state_dir();
       cluster_script("start", s.own_state_dir);
+      if (!fs::exists(fs::path(s.own_state_dir) / "skipped")) {
+        cluster_script(fmt::format("standby '{0}/standby' '{0}'", s.own_state_dir), "");
+      }
       read_state(s, s.own_state_dir);
     }
   });
@@ -140,6 +151,17 @@ const std::optional<std::string>& server_dsn() { return server().dsn; }
 
 const std::string& skip_reason() { return server().skip_reason; }
 
+const std::optional<std::string>& standby_dsn() { return server().standby_dsn; }
+
+bool eventually(const std::function<bool()>& done, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (true) {
+    if (done()) return true;
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 std::string unique_graph_name(std::string_view stem) {
   static const std::uint64_t salt = [] {
     std::random_device rd;
@@ -170,6 +192,29 @@ std::optional<std::string> admin_sql(const std::string& dsn, const std::string& 
   return std::string(r.text(0, 0));
 }
 
+void install_test_triggers(const PostgresGraph& g) {
+  const std::string s = fmt::format("\"{}\"", g.schema_name());
+  const auto& dsn = g.options().conninfo;
+  admin_sql(dsn, fmt::format(
+                             "CREATE FUNCTION {0}.slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                             "IF NEW.properties ? 'sleep_ms' THEN "
+                             "PERFORM pg_sleep((NEW.properties ->> 'sleep_ms')::int / 1000.0); END IF; "
+                             "RETURN NEW; END $$",
+                             s));
+  admin_sql(dsn, fmt::format("CREATE TRIGGER slow_insert BEFORE INSERT ON {0}.vertices "
+                                     "FOR EACH ROW EXECUTE FUNCTION {0}.slow_insert()",
+                                     s));
+  admin_sql(dsn, fmt::format(
+                             "CREATE FUNCTION {0}.refuse_edge() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                             "IF NEW.properties ? 'fail' THEN "
+                             "RAISE EXCEPTION 'refused by trigger: %', NEW.properties ->> 'fail'; END IF; "
+                             "RETURN NEW; END $$",
+                             s));
+  admin_sql(dsn, fmt::format("CREATE TRIGGER refuse_edge BEFORE INSERT ON {0}.edges "
+                                     "FOR EACH ROW EXECUTE FUNCTION {0}.refuse_edge()",
+                                     s));
+}
+
 PrivateCluster::PrivateCluster() : state_dir_(make_state_dir()) {
   cluster_script("start", state_dir_);
   if (fs::exists(fs::path(state_dir_) / "dsn")) dsn_ = read_trimmed(fs::path(state_dir_) / "dsn");
@@ -187,5 +232,16 @@ PrivateCluster::~PrivateCluster() {
 
 void PrivateCluster::kill() { cluster_script("kill", state_dir_); }
 void PrivateCluster::restart() { cluster_script("restart", state_dir_); }
+void PrivateCluster::bounce() { cluster_script("bounce", state_dir_); }
+
+const std::string& PrivateCluster::start_standby() {
+  const std::string standby_state = (fs::path(state_dir_) / "standby").string();
+  cluster_script(fmt::format("standby '{}' '{}'", standby_state, state_dir_), "");
+  standby_dsn_ = read_trimmed(fs::path(standby_state) / "dsn");
+  return standby_dsn_;
+}
+
+void PrivateCluster::kill_standby() { cluster_script("kill", (fs::path(state_dir_) / "standby").string()); }
+void PrivateCluster::restart_standby() { cluster_script("restart", (fs::path(state_dir_) / "standby").string()); }
 
 }  // namespace propgraph::pgtest

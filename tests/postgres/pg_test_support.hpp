@@ -2,6 +2,7 @@
 // SQL as an administrator and controlling a private cluster.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +42,11 @@ const std::optional<std::string>& server_dsn();
 /// Why server_dsn() is empty.
 const std::string& skip_reason();
 
+/// The connection string of a hot standby of server_dsn(), or nullopt: $PROPGRAPH_PG_STANDBY_DSN,
+/// the standby CTest's fixture started, or one this process starts with its own cluster. Tests
+/// must not stop it or pause its replay (other tests share it).
+const std::optional<std::string>& standby_dsn();
+
 /// Skips the current test when there is no server.
 #define PROPGRAPH_REQUIRE_SERVER()                                                       \
   do {                                                                                   \
@@ -58,6 +64,10 @@ std::unique_ptr<PostgresGraph> scratch_graph(PostgresOptions options = {.pool_si
 /// the first row, if any. For test set-up only (triggers, server statistics).
 std::optional<std::string> admin_sql(const std::string& dsn, const std::string& sql);
 
+/// Test-only triggers on the graph's tables: inserting a vertex with property sleep_ms sleeps
+/// that long on the server; inserting an edge with property fail raises an error.
+void install_test_triggers(const PostgresGraph& g);
+
 /// A private PostgreSQL cluster, for tests that stop and crash their server.
 class PrivateCluster {
  public:
@@ -72,10 +82,22 @@ class PrivateCluster {
   void kill();
   /// Starts the killed server again on the same socket.
   void restart();
+  /// pg_ctl restart -m fast: the server says goodbye to every session, then comes back; returns
+  /// once it accepts connections again.
+  void bounce();
+  /// Starts a hot standby of this cluster (pg_cluster.sh standby); stopped with it. Returns its
+  /// connection string. kill()/restart() of the standby: kill_standby()/restart_standby().
+  const std::string& start_standby();
+  void kill_standby();
+  void restart_standby();
 
  private:
   std::string state_dir_;
   std::optional<std::string> dsn_;
+  std::string standby_dsn_;
 };
+
+/// Polls `done` every 10 ms until it returns true or `seconds` pass; returns its last answer.
+bool eventually(const std::function<bool()>& done, double seconds = 10);
 
 }  // namespace propgraph::pgtest

@@ -40,31 +40,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// Test-only triggers on the graph's tables: inserting a vertex with property sleep_ms sleeps
-/// that long on the server; inserting an edge with property fail raises an error.
-void install_test_triggers(const PostgresGraph& g) {
-  const std::string s = fmt::format("\"{}\"", g.schema_name());
-  const auto& dsn = g.options().conninfo;
-  pgtest::admin_sql(dsn, fmt::format(
-                             "CREATE FUNCTION {0}.slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-                             "IF NEW.properties ? 'sleep_ms' THEN "
-                             "PERFORM pg_sleep((NEW.properties ->> 'sleep_ms')::int / 1000.0); END IF; "
-                             "RETURN NEW; END $$",
-                             s));
-  pgtest::admin_sql(dsn, fmt::format("CREATE TRIGGER slow_insert BEFORE INSERT ON {0}.vertices "
-                                     "FOR EACH ROW EXECUTE FUNCTION {0}.slow_insert()",
-                                     s));
-  pgtest::admin_sql(dsn, fmt::format(
-                             "CREATE FUNCTION {0}.refuse_edge() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-                             "IF NEW.properties ? 'fail' THEN "
-                             "RAISE EXCEPTION 'refused by trigger: %', NEW.properties ->> 'fail'; END IF; "
-                             "RETURN NEW; END $$",
-                             s));
-  pgtest::admin_sql(dsn, fmt::format("CREATE TRIGGER refuse_edge BEFORE INSERT ON {0}.edges "
-                                     "FOR EACH ROW EXECUTE FUNCTION {0}.refuse_edge()",
-                                     s));
-}
-
 // == values ====================================================================================
 
 TEST(PostgresValues, ExtremeValuesRoundTripWithTheirTypes) {
@@ -425,7 +400,7 @@ TEST(PostgresMatchesMemory, BadOptionsAreRejectedLikeMemoryGraph) {
 TEST(PostgresErrors, ServerErrorIsAQueryErrorWithTheServersMessageAndWritesNothing) {
   auto g = pgtest::scratch_graph();
   if (!g) GTEST_SKIP() << pgtest::skip_reason();
-  install_test_triggers(*g);
+  pgtest::install_test_triggers(*g);
   const auto a = g->create_vertex("P");
   const auto b = g->create_vertex("P");
   const auto open_before = g->pool_status().open;
@@ -510,7 +485,7 @@ TEST(PostgresPool, WaitersAreServedInTurn) {
 TEST(PostgresPool, AnEmptyPoolTimesOutWithAClearError) {
   auto g = pgtest::scratch_graph({.pool_size = 1, .acquire_timeout = 200ms});
   if (!g) GTEST_SKIP() << pgtest::skip_reason();
-  install_test_triggers(*g);
+  pgtest::install_test_triggers(*g);
   std::thread slow([&] { g->create_vertex("Slow", {{"sleep_ms", 1200}}); });
   const auto deadline = Clock::now() + 2s;
   while (g->pool_status().idle != 0 && Clock::now() < deadline) std::this_thread::sleep_for(5ms);
@@ -599,7 +574,7 @@ TEST(PostgresFibers, TwoFibersOnOneThreadOverlapSlowQueries) {
 TEST(PostgresFibers, TwoFibersOnOneThreadOverlapSlowGraphCalls) {
   auto g = pgtest::scratch_graph({.pool_size = 2});
   if (!g) GTEST_SKIP() << pgtest::skip_reason();
-  install_test_triggers(*g);
+  pgtest::install_test_triggers(*g);
   auto slow_call = [&](int ms) { g->create_vertex("Slow", {{"sleep_ms", ms}}); };
   {  // two overlapping calls open both connections: the measurement is about the calls
     boost::fibers::fiber a(slow_call, 50);

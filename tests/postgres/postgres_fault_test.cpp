@@ -4,12 +4,17 @@
 
 #include <boost/fiber/fiber.hpp>
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
+#include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "pg_test_support.hpp"
+#include "propgraph/fiber.hpp"
 #include "propgraph/postgres/postgres_graph.hpp"
 
 namespace propgraph {
@@ -112,6 +117,89 @@ TEST(PostgresFaults, ServerKilledMidCallFailsCleanlyAndThePoolRecovers) {
   EXPECT_EQ(counted, 8 * 3);
   EXPECT_EQ(g.count_vertices("Slow"), 0);
 }
+
+/// Calls from threads and fibers while the server restarts: calls may fail while it is down, but
+/// none of those started after it accepts connections again, reads or writes, whatever the
+/// state of the pool's idle connections.
+void restart_under_load(bool fast) {
+  pgtest::PrivateCluster cluster;
+  if (!cluster.dsn()) GTEST_SKIP() << "no PostgreSQL server binaries";
+  PostgresGraph g({.conninfo = *cluster.dsn(), .graph = "restarts", .pool_size = 4,
+                   .acquire_timeout = 3000ms, .connect_timeout = 3000ms});
+  const auto v = g.create_vertex("Person", {{"name", "Ann"}});
+  std::atomic<bool> stop{false};
+  std::atomic<Clock::rep> back_at{Clock::time_point::max().time_since_epoch().count()};
+  std::atomic<int> ok{0};
+  std::atomic<int> failed_before{0};
+  std::mutex mutex;
+  std::vector<std::string> failed_after;  // calls started after the server was back
+  const auto call = [&](int who, int i) {
+    const auto started = Clock::now();
+    try {
+      if (i % 4 == 0) {
+        g.create_vertex("Load", {{"who", who}});
+      } else if (!g.find_vertex(v.id)) {
+        throw std::runtime_error("Ann vanished");
+      }
+      ++ok;
+    } catch (const std::exception& e) {
+      if (started.time_since_epoch().count() >= back_at.load()) {
+        std::lock_guard lock(mutex);
+        failed_after.push_back(e.what());
+      } else {
+        ++failed_before;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; !stop; ++i) {
+        call(t, i);
+        std::this_thread::sleep_for(1ms);
+      }
+    });
+  }
+  // Fibers too, where exceptions on fiber stacks can be checked (see pg_test_support.hpp).
+  std::thread fibers([&] {
+    if (!pgtest::fiber_exceptions_checkable) return;
+    FiberPool pool(1);
+    std::vector<Future<void>> done;
+    for (int f = 0; f < 16; ++f) {
+      done.push_back(pool.submit([&, f] {
+        for (int i = 0; !stop; ++i) {
+          call(100 + f, i);
+          boost::this_fiber::sleep_for(2ms);
+        }
+      }));
+    }
+    for (auto& d : done) d.get();
+  });
+  std::this_thread::sleep_for(300ms);
+  for (int round = 0; round < 2; ++round) {
+    // Idle connections see their server go away; the next calls must not fail for that.
+    if (fast) {
+      cluster.bounce();
+    } else {
+      cluster.kill();
+      std::this_thread::sleep_for(200ms);
+      cluster.restart();
+    }
+    back_at = Clock::now().time_since_epoch().count();
+    std::this_thread::sleep_for(700ms);
+    back_at = Clock::time_point::max().time_since_epoch().count();
+  }
+  stop = true;
+  for (auto& t : threads) t.join();
+  fibers.join();
+  EXPECT_TRUE(failed_after.empty()) << failed_after.size() << " calls failed after the restart, e.g. "
+                                    << (failed_after.empty() ? "" : failed_after.front());
+  EXPECT_GT(ok, 100);
+  EXPECT_GE(g.count_vertices("Person"), 1);
+}
+
+TEST(PostgresFaults, NoCallFailsAfterAFastRestartUnderLoad) { restart_under_load(true); }
+TEST(PostgresFaults, NoCallFailsAfterACrashAndRestartUnderLoad) { restart_under_load(false); }
 
 }  // namespace
 }  // namespace propgraph

@@ -3,13 +3,29 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "propgraph/operations.hpp"
 
 namespace propgraph {
+
+/// Which reads a hot standby may serve (PostgresOptions::standby_reads).
+enum class StandbyReads {
+  /// None: every call goes to the primary.
+  never,
+  /// A read goes to a standby once the standby has replayed this instance's last write (its
+  /// WAL position, compared with pg_last_wal_replay_lsn()), else to the primary: a caller always
+  /// sees its own writes. Writes of other instances reach standby reads after the replication
+  /// lag, as with any replica.
+  after_own_writes,
+  /// Any read goes to a standby while one is reachable; it may miss recent writes, this
+  /// instance's included.
+  always,
+};
 
 /// Settings of a PostgresGraph; every field but conninfo has a working default.
 struct PostgresOptions {
@@ -27,35 +43,52 @@ struct PostgresOptions {
   std::chrono::milliseconds acquire_timeout{5000};
   /// How long opening one connection may take.
   std::chrono::milliseconds connect_timeout{10000};
+  /// Hot standbys of the primary (libpq connection strings), for reads. Writes, index changes
+  /// and catalog calls always go to the primary.
+  std::vector<std::string> standby_conninfos;
+  /// Which reads the standbys serve.
+  StandbyReads standby_reads = StandbyReads::after_own_writes;
+  /// Most connections open at once to each standby (>= 1).
+  std::size_t standby_pool_size = 8;
 };
 
 /// A property graph stored in PostgreSQL.
 ///
 /// Storage: a catalog table `<catalog_schema>.graphs(id, name)` and, per graph, a schema with
-/// `vertices(id, label, properties jsonb)` and `edges(id, label, from_id, to_id, properties
-/// jsonb)` (foreign keys cascade vertex deletes to edges), indexed on (label, id), on each
-/// endpoint and with a GIN index on properties. Property values keep their type in jsonb: a
-/// double is stored as {"$d": number} so that filters compare typed (int 30 != double 30.0),
-/// an int64 as an exact JSON integer. Strings must be valid UTF-8 without NUL characters.
+/// `vertices(id, label, properties jsonb)`, `edges(id, label, from_id, to_id, properties
+/// jsonb)`, an index catalog and a delete_vertex function. Indexes: (label, id) on both tables,
+/// (from_id, id) and (to_id, id) on edges, GIN on vertex properties, and the property indexes of
+/// create_index. Edges' endpoints are kept valid without foreign keys (whose per-row checks cost
+/// bulk loads half their time): row locks and striped advisory locks serialise edge creation
+/// against vertex deletion (graphs created by earlier versions keep their foreign keys, which
+/// still work). Property values keep their type in jsonb: a double is stored as {"$d": number}
+/// so that filters compare typed (int 30 != double 30.0), an int64 as an exact JSON integer.
+/// Strings must be valid UTF-8 without NUL characters.
 ///
 /// Ids look like "pg7:v42" / "pg7:e9": the graph's catalog number, the kind and the row's
 /// identity value; ids ascend in creation order and are never reused, and ids of another
-/// graph are not found.
+/// graph are not found. A Page's `after` may be any id: it selects the rows whose ids sort
+/// after it (`WHERE id > $row ORDER BY id LIMIT $n`).
 ///
-/// Queries: every statement is parameterized (labels, keys, values and ids travel as
-/// parameters, never as SQL text) and prepared once per connection. Each write is one
-/// statement or one transaction, so a failed write leaves nothing behind.
+/// Queries: statements are parameterized and prepared once per connection. Labels, keys,
+/// values and ids travel as parameters, except where PostgreSQL needs constants: a property
+/// index's label and key (the planner matches an index's expression and predicate only to
+/// constants) and the COPY statements (COPY takes no parameters); there labels are validated and
+/// keys escaped. Each write is one statement or one transaction, so a failed write leaves
+/// nothing behind.
 ///
-/// Cost and ordering: every call is one round trip, except create_graph/drop_graph. Id lookups
-/// and writes use the primary keys; label scans and counts the (label, id) indexes, with the
-/// GIN index narrowing property filters; results come in the GraphOperations order (ascending
-/// id). neighbors is one recursive CTE bounded by max_depth. shortest_path, all_paths, bfs and
-/// dfs fetch the subgraph within max_depth hops with one recursive CTE and run MemoryGraph's
-/// algorithm on it; page_rank, connected_components and detect_cycles load the label-filtered
-/// graph the same way, so results are identical to MemoryGraph's. A weighted shortest_path, and
-/// any traversal deeper than 10 hops, fetches everything reachable instead (each vertex expanded
-/// once; the depth-bounded CTE may expand a vertex once per depth). Those calls hold the loaded
-/// elements in memory for the duration of the call.
+/// Cost: one round trip for lookups, label scans, counts, incident_edges, neighbors, single
+/// writes and each load; upsert_vertex, create_index/drop_index and create_graph/drop_graph are
+/// one transaction of a few statements; create_vertices/create_edges are one transaction that
+/// streams the rows through COPY (binary format). Id lookups and writes use the primary keys;
+/// label scans, pages and counts the (label, id) indexes, property filters the property indexes
+/// or the GIN index (vertices). neighbors is one recursive CTE bounded by max_depth.
+/// shortest_path, all_paths, bfs and dfs fetch the subgraph within max_depth hops with one
+/// recursive CTE, page_rank, connected_components and detect_cycles the (label-filtered) graph,
+/// through COPY TO in binary format, and run MemoryGraph's algorithm on it, so results are
+/// identical to MemoryGraph's. A weighted shortest_path, and any traversal deeper than 10 hops,
+/// fetches everything reachable instead. Those calls hold the loaded elements in memory for the
+/// duration of the call.
 ///
 /// Concurrency: safe from any number of threads and fibers. Calls borrow a connection from a
 /// pool of pool_size, opened on demand; when none is free a call queues (first come, first
@@ -69,10 +102,34 @@ struct PostgresOptions {
 /// the cost of two thread wake-ups per round trip. A call from a thread's main context (a plain
 /// thread) blocks that thread in poll(2) instead, as a blocking client would.
 ///
-/// Errors: ConnectionError when the server cannot be reached or the connection breaks
-/// mid-call (the broken connection is discarded; later calls open fresh ones, so the pool
-/// recovers once the server is back); QueryError with the server's message for a failed
-/// statement; NotFound / InvalidArgument as the GraphOperations contract says.
+/// Deadlines (DeadlineScope): a passed deadline throws Timeout before anything is sent; one that
+/// passes while the server works cancels the statement (a cancel request) and leaves the
+/// connection usable; Timeout means the call had no effect (a transaction rolls back).
+///
+/// Failures: an idle connection is checked before it is lent (input from the server while it
+/// sat idle means goodbye), and once one is found broken all that were idle with it are closed,
+/// so no call fails because of a connection that broke while idle. A read that fails on a
+/// reused connection is retried once on a fresh one; a write never is (it may have committed).
+/// ConnectionError when the server cannot be reached or the connection breaks mid-call;
+/// QueryError with the server's message for a failed statement; NotFound / InvalidArgument /
+/// AlreadyExists as the GraphOperations contract says.
+///
+/// Read replicas: with standby_conninfos, reads go to hot standbys as standby_reads says
+/// (default: once a standby has replayed this instance's last write, so a caller always sees
+/// its own writes); writes, index and catalog calls go to the primary. With standbys each write
+/// costs one more round trip (reading its WAL position). A standby that fails is skipped for a
+/// second and its reads go to the primary.
+///
+/// Transactions (begin()): one PostgreSQL transaction at SERIALIZABLE isolation on one pooled
+/// connection, held until commit() or rollback(). Every call inside runs the same statements as
+/// outside, on that connection and inside a savepoint (SAVEPOINT, the call, RELEASE: two round
+/// trips more per call), so a call that fails is rolled back to the savepoint and the
+/// transaction goes on. Bulk writes join the transaction. A serialization failure or deadlock
+/// (SQLSTATE 40001, 40P01), raised by a call or by commit(), is TransactionConflict; a lost
+/// connection is ConnectionError and ends the transaction (the server rolls it back; the
+/// connection is discarded). create_graph, drop_graph, create_index and drop_index throw
+/// InvalidArgument inside; reads inside always use the primary. docs/transactions.md has the
+/// details: what waits on what, and the costs.
 class PostgresGraph final : public GraphOperations {
  public:
   /// Connects, creates the catalog and the bound graph when missing. Throws InvalidArgument
@@ -91,8 +148,18 @@ class PostgresGraph final : public GraphOperations {
     std::size_t open = 0;     ///< connections open or being opened (<= pool_size)
     std::size_t idle = 0;     ///< of those, not on loan
     std::size_t waiting = 0;  ///< calls waiting for a connection
+    std::uint64_t opened = 0;  ///< connections opened since construction (a growing count
+                               ///< means connections are being discarded and replaced)
   };
   [[nodiscard]] PoolStatus pool_status();
+
+  /// Where reads went, for monitoring and tests (counts since construction).
+  struct ReadRouting {
+    std::uint64_t primary = 0;    ///< reads served by the primary
+    std::uint64_t standby = 0;    ///< reads served by a standby
+    std::uint64_t fallbacks = 0;  ///< reads a failing standby passed to the primary
+  };
+  [[nodiscard]] ReadRouting read_routing() const;
 
   /// Creates the graph's catalog entry and schema; false when it exists.
   bool create_graph(std::string_view name) override;
@@ -106,20 +173,40 @@ class PostgresGraph final : public GraphOperations {
 
   Vertex create_vertex(std::string_view label, const Properties& properties = {}) override;
   std::optional<Vertex> find_vertex_by_id(std::string_view label, const ElementId& id) override;
-  std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& filter = {}) override;
+  std::optional<Vertex> find_vertex(const ElementId& id) override;
+  std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& filter = {},
+                                             const Page& page = {}) override;
   std::optional<Vertex> update_vertex(std::string_view label, const ElementId& id,
                                       const Properties& properties) override;
   bool delete_vertex(std::string_view label, const ElementId& id) override;
   std::int64_t count_vertices(std::string_view label) override;
+  std::int64_t count_vertices() override;
+  Upserted upsert_vertex(std::string_view label, const Properties& match, const Properties& properties = {}) override;
 
   Edge create_edge(const ElementId& from, const ElementId& to, std::string_view label,
                    const Properties& properties = {}) override;
   std::optional<Edge> find_edge_by_id(std::string_view label, const ElementId& id) override;
-  std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& filter = {}) override;
+  std::optional<Edge> find_edge(const ElementId& id) override;
+  std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& filter = {},
+                                        const Page& page = {}) override;
+  std::vector<Edge> incident_edges(const ElementId& vertex, const EdgeQuery& query = {}) override;
   std::optional<Edge> update_edge(std::string_view label, const ElementId& id,
                                   const Properties& properties) override;
   bool delete_edge(std::string_view label, const ElementId& id) override;
   std::int64_t count_edges(std::string_view label) override;
+  std::int64_t count_edges() override;
+
+  /// One transaction: row ids from the tables' sequences, then COPY in binary format.
+  std::vector<ElementId> create_vertices(std::span<const NewVertex> vertices) override;
+  std::vector<ElementId> create_edges(std::span<const NewEdge> edges) override;
+
+  bool create_index(std::string_view label, std::string_view key, const IndexOptions& options = {}) override;
+  bool drop_index(std::string_view label, std::string_view key) override;
+  std::vector<IndexInfo> indexes() override;
+
+  /// Starts a SERIALIZABLE PostgreSQL transaction on a connection of the pool (waiting for one
+  /// as any call does); the connection returns to the pool when the transaction ends.
+  [[nodiscard]] std::unique_ptr<Transaction> begin() override;
 
   std::vector<Vertex> neighbors(const ElementId& start, const NeighborOptions& options = {}) override;
   std::optional<Path> shortest_path(const ElementId& from, const ElementId& to,
@@ -135,7 +222,11 @@ class PostgresGraph final : public GraphOperations {
   std::vector<Cycle> detect_cycles(const CycleOptions& options = {}) override;
 
  private:
+  struct Shared;
   struct Impl;
+  class Tx;
+  /// A view of the same graph whose calls all run on a transaction's connection.
+  explicit PostgresGraph(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 
