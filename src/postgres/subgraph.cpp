@@ -41,7 +41,8 @@ void Subgraph::add_edge(std::int64_t row, std::int64_t from, std::int64_t to, st
   if (record || weight_key) {
     EdgeExtra e;
     if (weight_key) {
-      if (const Value* w = decode_properties(properties_json).find(*weight_key)) e.algorithm_properties.set(*weight_key, *w);
+      const Properties decoded = decode_properties(properties_json);  // find() points into it
+      if (const Value* w = decoded.find(*weight_key)) e.algorithm_properties.set(*weight_key, *w);
     }
     if (record) e.properties = std::move(properties_json);
     extra = static_cast<std::uint32_t>(edge_extras_.size());
