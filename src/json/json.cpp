@@ -319,16 +319,20 @@ void to_json(json& j, const Value& value) {
       return;
     case ValueType::string: j = value.as_string(); return;
     case ValueType::list: {
-      j = json::array();
-      for (const Value& item : value.as_list()) to_json(j.emplace_back(), item);
+      // Built aside and moved in: `j` may be a json under construction (json(value)), whose
+      // members a throw from here would leak.
+      json items = json::array();
+      for (const Value& item : value.as_list()) to_json(items.emplace_back(), item);
+      j = std::move(items);
       return;
     }
   }
 }
 
 void to_json(json& j, const Properties& properties) {
-  j = json::object();
-  for (const auto& [key, value] : properties) to_json(j[key], value);
+  json object = json::object();  // built aside, as for lists
+  for (const auto& [key, value] : properties) to_json(object[key], value);
+  j = std::move(object);
 }
 
 void to_json(json& j, const Vertex& vertex) {
