@@ -113,12 +113,17 @@ std::optional<std::uint32_t> ImportSession::open(std::istream& in, std::string_v
   return add_source(std::move(text), std::string(name), error);
 }
 
-void ImportSession::add_problem(Severity severity, std::optional<Location> at, std::string element,
+bool ImportSession::add_problem(Severity severity, std::optional<Location> at, std::string element,
                                 std::string field, std::string message) {
   if (severity == Severity::error) ++errors_;
   if (problems_.size() >= options_.max_problems) {
     ++problems_omitted_;
-    return;
+    // A failed import always reports its first error: it takes the place of the last warning.
+    if (severity != Severity::error || errors_ != 1) return false;
+    auto last_warning = std::find_if(problems_.rbegin(), problems_.rend(),
+                                     [](const PendingProblem& kept) { return kept.problem.severity == Severity::warning; });
+    if (last_warning == problems_.rend()) return false;
+    problems_.erase(std::next(last_warning).base());
   }
   Problem p;
   p.severity = severity;
@@ -126,6 +131,7 @@ void ImportSession::add_problem(Severity severity, std::optional<Location> at, s
   p.field = std::move(field);
   p.message = std::move(message);
   problems_.push_back(PendingProblem{std::move(p), at});
+  return true;
 }
 
 void ImportSession::error(Location at, std::string element, std::string field, std::string message) {
@@ -137,8 +143,9 @@ void ImportSession::warning(Location at, std::string element, std::string field,
 }
 
 void ImportSession::source_error(std::uint32_t source, std::string message) {
-  add_problem(Severity::error, std::nullopt, "", "", std::move(message));
-  problems_.back().problem.file = sources_[source]->name();
+  if (add_problem(Severity::error, std::nullopt, "", "", std::move(message))) {
+    problems_.back().problem.file = sources_[source]->name();
+  }
 }
 
 std::optional<ImportSession::LabelRef> ImportSession::label(std::optional<std::string_view> given,

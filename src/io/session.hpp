@@ -155,7 +155,7 @@ class ImportSession {
     std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
   };
 
-  void add_problem(Severity severity, std::optional<Location> at, std::string element,
+  bool add_problem(Severity severity, std::optional<Location> at, std::string element,
                    std::string field, std::string message);
   std::optional<std::uint32_t> add_source(std::optional<SourceText> text, std::string name,
                                           const std::string& error);

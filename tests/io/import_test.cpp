@@ -282,6 +282,21 @@ TEST(Import, FailedImportIntoTheCallersTransactionUndoesItsPartOnly) {
   EXPECT_EQ(inner.count_vertices(), 1);
 }
 
+TEST(Import, AFailedImportKeepsItsFirstErrorWhenWarningsFillTheReport) {
+  // A warning (unknown key) comes first and fills max_problems = 1; the error must still show.
+  std::istringstream in("{\"type\":\"vertex\",\"id\":\"a\",\"extra\":1}\n{\"type\":\"edge\",\"from\":\"a\"}\n");
+  MemoryGraph g;
+  try {
+    import_ndjson(g, in, {.max_problems = 1}, "body");
+    FAIL();
+  } catch (const ImportFailed& e) {
+    ASSERT_EQ(e.report().problems.size(), 1u);
+    EXPECT_EQ(e.report().problems[0].severity, Severity::error) << e.report().problems[0].message;
+    EXPECT_EQ(e.report().problems[0].line, 2u);
+  }
+  EXPECT_EQ(g.count_vertices(), 0);
+}
+
 TEST(Import, StreamsNameTheirSource) {
   std::istringstream in("{\"type\":\"vertex\",\"id\":\"a\"}\n{\"type\":\"vertex\"}\n");
   MemoryGraph g;
