@@ -3,37 +3,17 @@
 // still order paths.
 #pragma once
 
-#include <boost/fiber/fiber.hpp>
-#include <boost/fiber/protected_fixedsize_stack.hpp>
-
 #include <cfloat>
 #include <chrono>
 #include <climits>
 #include <cstddef>
-#include <exception>
-#include <memory>
 #include <vector>
 
 #include "conformance_fixture.hpp"
+#include "small_fiber.hpp"
 #include "propgraph/deadline.hpp"
 
 namespace propgraph::conformance {
-
-/// Runs fn on a fiber whose guarded stack has `stack_bytes`, rethrowing what it throws: an
-/// overflow hits the guard page (SIGSEGV) instead of passing silently.
-template <typename Fn>
-void on_small_fiber(std::size_t stack_bytes, Fn&& fn) {
-  std::exception_ptr error;
-  boost::fibers::fiber fiber(std::allocator_arg, boost::fibers::protected_fixedsize_stack(stack_bytes), [&] {
-    try {
-      fn();
-    } catch (...) {
-      error = std::current_exception();
-    }
-  });
-  fiber.join();
-  if (error) std::rethrow_exception(error);
-}
 
 /// A directed chain v0 -> v1 -> ... -> v(n-1) built in bulk; with `closed`, v(n-1) -> v0 too.
 inline std::vector<ElementId> make_chain(GraphOperations& g, std::size_t n, bool closed) {

@@ -2,18 +2,15 @@
 // edge weights that are not finite.
 #include <gtest/gtest.h>
 
-#include <boost/fiber/fiber.hpp>
-#include <boost/fiber/protected_fixedsize_stack.hpp>
-
 #include <climits>
 #include <cstddef>
-#include <exception>
 #include <limits>
-#include <memory>
+#include <utility>
 #include <vector>
 
 #include "propgraph/errors.hpp"
 #include "propgraph/memory/memory_graph.hpp"
+#include "small_fiber.hpp"
 
 namespace propgraph {
 namespace {
@@ -21,19 +18,9 @@ namespace {
 constexpr std::size_t kSmallStack = 64 * 1024;
 constexpr std::size_t kSteps = 100'000;
 
-/// Runs fn on a fiber with a guarded 64 KiB stack; an overflow would hit the guard page.
 template <typename Fn>
 void on_small_fiber(Fn&& fn) {
-  std::exception_ptr error;
-  boost::fibers::fiber fiber(std::allocator_arg, boost::fibers::protected_fixedsize_stack(kSmallStack), [&] {
-    try {
-      fn();
-    } catch (...) {
-      error = std::current_exception();
-    }
-  });
-  fiber.join();
-  if (error) std::rethrow_exception(error);
+  conformance::on_small_fiber(kSmallStack, std::forward<Fn>(fn));
 }
 
 std::vector<ElementId> make_cycle(MemoryGraph& g, std::size_t n) {
