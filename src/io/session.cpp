@@ -364,7 +364,7 @@ void ImportSession::write(GraphOperations& graph) {
 
 void ImportSession::report_write_failure(GraphOperations& graph, Transaction* own, const std::exception& failure,
                                          bool in_edges, const std::vector<ElementId>& created,
-                                         std::vector<std::uint32_t>& order,
+                                         const std::vector<std::uint32_t>& order,
                                          const std::vector<std::uint32_t>& batch_index) {
   std::string message;
   Location at;
@@ -437,7 +437,6 @@ void ImportSession::report_write_failure(GraphOperations& graph, Transaction* ow
                    ? fmt::format("; the {} vertices created so far were deleted again", undone)
                    : fmt::format("; rolling back failed ({}): the graph may hold part of the import", rollback_error);
   }
-  order.clear();
   edges_created_ = 0;
   error(at, std::move(element), "", std::move(message));
   fail();

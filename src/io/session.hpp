@@ -166,7 +166,7 @@ class ImportSession {
   /// transaction), rolls back or undoes what was written, and fails the import.
   [[noreturn]] void report_write_failure(GraphOperations& graph, Transaction* own, const std::exception& failure,
                                          bool in_edges, const std::vector<ElementId>& created,
-                                         std::vector<std::uint32_t>& order,
+                                         const std::vector<std::uint32_t>& order,
                                          const std::vector<std::uint32_t>& batch_index);
   [[nodiscard]] std::string where(Location at);
   [[nodiscard]] ImportReport finish();
