@@ -34,6 +34,7 @@
 #include "event_table.hpp"
 #include "latency_table.hpp"
 #include "memory_probe.hpp"
+#include "run_info.hpp"
 #ifdef PROPGRAPH_BENCH_WITH_POSTGRES
 #include "postgres_table.hpp"
 #endif
@@ -210,13 +211,6 @@ Args parse(int argc, char** argv) {
   }
   if (a.postgres_default && a.postgres_dsn) a.postgres = true;
   return a;
-}
-
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string one, five, fifteen;
-  in >> one >> five >> fifteen;
-  return one.empty() ? "unknown" : fmt::format("{} {} {}", one, five, fifteen);
 }
 
 // -- targets ----------------------------------------------------------------------------------
@@ -433,9 +427,9 @@ int main(int argc, char** argv) {
   args.latency_config.cores = cores;
   args.event_config.loop_threads = 2;
 
-  std::string command = "propgraph-concurrency";
-  for (int i = 1; i < argc; ++i) command += fmt::format(" {}", argv[i]);
+  const std::string command = command_line(argc, argv);
   const std::string load_at_start = load_average();
+  const std::string date = local_date();
   fmt::print("{}\n{} cores, load average at start {}, timer slack {} ns\n", command, cores, load_at_start,
              timer_slack_ns);
   const auto started = Clock::now();
@@ -502,7 +496,9 @@ int main(int argc, char** argv) {
 
   Json json;
   json.begin_object();
-  json.field("command", command).field("cores", static_cast<std::int64_t>(cores));
+  // Run identification, for the tables generated from this file (scripts/bench --update-docs).
+  json.field("command", command).field("date", date).field("commit", source_commit());
+  json.field("cores", static_cast<std::int64_t>(cores));
   json.field("load_average_start", load_at_start).field("load_average_end", load_average());
   json.field("seconds", total_s).field("timer_slack_ns", static_cast<std::int64_t>(timer_slack_ns));
   if (latency) write_latency_json(json, *latency);

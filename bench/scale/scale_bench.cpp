@@ -10,7 +10,10 @@
 //
 //   propgraph-scale [--sizes=10000,100000,1000000] [--degree=16] [--repeats=5] [--seed=42]
 //                   [--generator=random|rmat] [--lookups=200000] [--no-memory]
-//                   [--only=memory,bfs,components,page_rank,shortest_path,lookups]
+//                   [--only=memory,bfs,components,page_rank,shortest_path,lookups] [--json=PATH]
+//
+// Everything printed is also written as JSON (default build/bench/propgraph-scale.json), which
+// scripts/bench --update-docs turns into the tables of docs/scale.md.
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/incremental_components.hpp>
@@ -36,10 +39,16 @@
 
 #include <fmt/format.h>
 
+#include "json_writer.hpp"
 #include "propgraph/generate.hpp"
 #include "propgraph/memory/memory_graph.hpp"
+#include "run_info.hpp"
 
 using namespace propgraph;
+
+#ifndef PROPGRAPH_BENCH_OUT_DIR
+#define PROPGRAPH_BENCH_OUT_DIR "build/bench"
+#endif
 
 namespace {
 
@@ -53,6 +62,7 @@ struct Settings {
   std::string generator = "random";
   std::size_t lookups = 200'000;
   bool memory = true;
+  std::string json = PROPGRAPH_BENCH_OUT_DIR "/propgraph-scale.json";
   std::string only;  // comma-separated subset of bfs,components,page_rank,shortest_path,lookups
   [[nodiscard]] bool runs(std::string_view part) const {
     if (only.empty()) return true;
@@ -71,7 +81,8 @@ struct Settings {
   fmt::print(stderr,
              "usage: propgraph-scale [--sizes=N,N,...] [--degree=D] [--repeats=R] [--seed=S]\n"
              "                       [--generator=random|rmat] [--lookups=N] [--no-memory]\n"
-             "                       [--only=memory,bfs,components,page_rank,shortest_path,lookups]\n");
+             "                       [--only=memory,bfs,components,page_rank,shortest_path,lookups]\n"
+             "                       [--json=PATH]\n");
   std::exit(2);
 }
 
@@ -116,6 +127,8 @@ Settings parse(int argc, char** argv) {
     } else if (auto o = value("--only")) {
       s.only = *o;
       s.memory = s.runs("memory");
+    } else if (auto j = value("--json")) {
+      s.json = *j;
     } else if (arg == "--no-memory") {
       s.memory = false;
     } else if (arg == "--help" || arg == "-h") {
@@ -176,6 +189,34 @@ struct Target {
   bool at_least;
 };
 
+/// What the run prints, kept for the JSON file.
+struct Report {
+  struct Memory {
+    std::uint32_t vertices = 0;
+    std::size_t edges = 0;
+    double vertex_peak = 0, vertex_resident = 0, edge_peak = 0, edge_resident = 0, snapshot_per_edge = 0;
+  };
+  struct Algorithm {
+    std::uint32_t vertices;
+    std::size_t edges;
+    std::string algorithm;
+    double ours_edges_per_s, raw_edges_per_s, ours_ms, raw_ms;
+  };
+  struct Snapshot {
+    std::uint32_t vertices;
+    double first_ms, second_ms, later_ms;
+  };
+  struct Lookups {
+    std::uint32_t vertices;
+    double by_id_ns, indexed_ns, unindexed_ns;
+  };
+  std::optional<Memory> memory;
+  std::vector<Algorithm> algorithms;
+  std::vector<Snapshot> snapshots;
+  std::vector<Lookups> lookups;
+};
+Report report;
+
 void measure_memory(const Settings& s, std::vector<Target>& targets) {
   const std::uint32_t n = s.sizes.back();
   const auto list = make_graph(s, n);  // before the baseline: the input is not the graph's memory
@@ -218,6 +259,13 @@ void measure_memory(const Settings& s, std::vector<Target>& targets) {
   fmt::print("  the adjacency snapshot of whole-graph algorithms adds {:.1f} B per edge while cached\n",
              (2.0 * 12 * e + 8.0 * (n + 1)) / e);
   fmt::print("\n");
+  report.memory = Report::Memory{n,
+                                 list.edges.size(),
+                                 static_cast<double>(after_vertices_peak - base) / n,
+                                 static_cast<double>(after_vertices - base) / n,
+                                 static_cast<double>(after_edges_peak - base_edges) / e,
+                                 static_cast<double>(after_edges - base_edges) / e,
+                                 (2.0 * 12 * e + 8.0 * (n + 1)) / e};
   targets.push_back({fmt::format("bytes per vertex at {} vertices (peak)", n),
                      static_cast<double>(after_vertices_peak - base) / n, 204.0, false});
   targets.push_back({fmt::format("bytes per edge at {} vertices (peak)", n),
@@ -312,6 +360,7 @@ void print_row(std::uint32_t n, std::size_t m, const Row& r) {
   const double raw = r.work / r.raw / 1e6;
   fmt::print("{:>9} {:>10}  {:<22} {:>9.1f} {:>9.1f} {:>9.2f} {:>9.2f} {:>6.0f}%\n", n, m, r.algorithm,
              ours, raw, r.ours * 1e3, r.raw * 1e3, 100.0 * r.raw / r.ours);
+  report.algorithms.push_back({n, m, r.algorithm, ours * 1e6, raw * 1e6, r.ours * 1e3, r.raw * 1e3});
 }
 
 double ns_per_op(std::size_t ops, const std::function<void()>& fn, int repeats) {
@@ -320,8 +369,93 @@ double ns_per_op(std::size_t ops, const std::function<void()>& fn, int repeats) 
 
 }  // namespace
 
+void write_json(const Settings& s, const std::vector<Target>& targets, const std::string& command,
+                const std::string& date, const std::string& load_at_start, double seconds) {
+  bench::Json json;
+  json.begin_object();
+  json.field("command", command).field("date", date).field("commit", bench::source_commit());
+  json.field("cores", static_cast<std::int64_t>(sysconf(_SC_NPROCESSORS_ONLN)));
+  json.field("load_average_start", load_at_start).field("load_average_end", bench::load_average());
+  json.field("seconds", seconds).field("peak_rss_bytes", status_bytes("VmHWM"));
+  json.field("generator", s.generator).field("degree", static_cast<std::int64_t>(s.degree));
+  json.field("repeats", s.repeats).field("seed", static_cast<std::uint64_t>(s.seed));
+  json.field("lookups_per_run", static_cast<std::uint64_t>(s.lookups));
+  json.begin_array("sizes");
+  for (auto n : s.sizes) json.field("", static_cast<std::int64_t>(n));
+  json.end_array();
+  if (report.memory) {
+    const auto& m = *report.memory;
+    json.begin_object("memory")
+        .field("vertices", static_cast<std::int64_t>(m.vertices))
+        .field("edges", static_cast<std::uint64_t>(m.edges))
+        .field("bytes_per_vertex_peak", m.vertex_peak)
+        .field("bytes_per_vertex_resident", m.vertex_resident)
+        .field("bytes_per_edge_peak", m.edge_peak)
+        .field("bytes_per_edge_resident", m.edge_resident)
+        .field("snapshot_bytes_per_edge", m.snapshot_per_edge)
+        .end_object();
+  }
+  json.begin_array("algorithms");
+  for (const auto& a : report.algorithms) {
+    json.begin_object()
+        .field("vertices", static_cast<std::int64_t>(a.vertices))
+        .field("edges", static_cast<std::uint64_t>(a.edges))
+        .field("algorithm", a.algorithm)
+        .field("ours_edges_per_s", a.ours_edges_per_s)
+        .field("raw_edges_per_s", a.raw_edges_per_s)
+        .field("ours_ms", a.ours_ms)
+        .field("raw_ms", a.raw_ms)
+        .end_object();
+  }
+  json.end_array();
+  json.begin_array("snapshot");
+  for (const auto& r : report.snapshots) {
+    json.begin_object()
+        .field("vertices", static_cast<std::int64_t>(r.vertices))
+        .field("first_ms", r.first_ms)
+        .field("second_ms", r.second_ms)
+        .field("later_ms", r.later_ms)
+        .end_object();
+  }
+  json.end_array();
+  json.begin_array("lookups");
+  for (const auto& r : report.lookups) {
+    json.begin_object()
+        .field("vertices", static_cast<std::int64_t>(r.vertices))
+        .field("find_vertex_by_id_ns", r.by_id_ns)
+        .field("indexed_ns", r.indexed_ns)
+        .field("unindexed_ns", r.unindexed_ns)
+        .end_object();
+  }
+  json.end_array();
+  json.begin_array("targets");
+  for (const auto& t : targets) {
+    const bool met = t.at_least ? t.value >= t.bound : t.value < t.bound;
+    json.begin_object()
+        .field("target", t.what)
+        .field("value", t.value)
+        .field("bound", t.bound)
+        .field("at_least", t.at_least)
+        .field("met", met)
+        .end_object();
+  }
+  json.end_array();
+  json.end_object();
+  std::ofstream out(s.json);
+  out << json.str() << '\n';
+  if (!out) {
+    fmt::print(stderr, "propgraph-scale: cannot write {}\n", s.json);
+    return;
+  }
+  fmt::print("results: {}\n", s.json);
+}
+
 int main(int argc, char** argv) {
   const Settings s = parse(argc, argv);
+  const std::string command = bench::command_line(argc, argv);
+  const std::string date = bench::local_date();
+  const std::string load_at_start = bench::load_average();
+  const auto started = std::chrono::steady_clock::now();
   fmt::print("propgraph-scale: {} graph, {} edges per vertex, seed {}, medians of {} runs (thread CPU time)\n\n", s.generator,
              s.degree, s.seed, s.repeats);
   std::vector<Target> targets;
@@ -410,6 +544,7 @@ int main(int argc, char** argv) {
         second.push_back(thread_seconds() - t0);
       }
       const auto later = std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.algorithm == "connected_components"; });
+      report.snapshots.push_back({n, median(first) * 1e3, median(second) * 1e3, later->ours * 1e3});
       snapshot_lines.push_back(fmt::format(
           "{:>9}  connected_components after a write: 1st (live lists) {:>7.1f} ms, 2nd (builds the snapshot) {:>7.1f} ms, later {:>7.1f} ms",
           n, median(first) * 1e3, median(second) * 1e3, later->ours * 1e3));
@@ -447,6 +582,7 @@ int main(int argc, char** argv) {
       for (const auto& f : filters) found += g.find_vertices_by_label("Person", f).size();
     }, s.repeats);
     keep(found);
+    report.lookups.push_back({n, by_id, indexed, unindexed});
     lookup_lines.push_back(fmt::format(
         "{:>9}  find_vertex_by_id {:>7.0f} ns/op   find_vertices_by_label(name) indexed {:>7.0f} ns/op, unindexed {:>10.0f} ns/op",
         n, by_id, indexed, unindexed));
@@ -468,5 +604,7 @@ int main(int argc, char** argv) {
                met ? "met" : "MISSED");
   }
   fmt::print("\npeak resident memory of this run: {:.2f} GiB\n", static_cast<double>(status_bytes("VmHWM")) / (1 << 30));
+  write_json(s, targets, command, date, load_at_start,
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   return 0;
 }
