@@ -21,6 +21,7 @@ namespace {
 FiberThread::FiberThread(PoolState* pool) : pool_(pool) {
   fiber_detail::thread_io_wait = this;
   if (pool_ != nullptr) {
+    spin_budget_ = pool_->options.idle_spin;
     main_ = context::active();  // constructed on the pool thread's main context
     handing_over_.reserve(64);
     std::lock_guard lock(pool_->workers_mutex);
@@ -118,19 +119,33 @@ void FiberThread::suspend_until(Clock::time_point const& boost_deadline) noexcep
     // Announce the sleep, then look once more: a waker either sees sleeping_ and interrupts the
     // poll, or queued its work before that look (seq_cst on both sides).
     sleeping_.store(true);
-    if (!work_pending()) poll_sockets(deadline);
+    if (!work_pending()) {
+      poll_sockets(deadline);
+      // Woken for a queued job: looking a little longer next time might have caught it.
+      if (pool_ != nullptr && pool_->intake_has_work()) {
+        spin_budget_ = std::min(pool_->options.idle_spin, std::max(2 * spin_budget_, kMinSpin));
+      }
+    }
     sleeping_.store(false);
   }
   if (pool_ != nullptr) pool_->idle.fetch_sub(1);
 }
 
 bool FiberThread::look_for_work(Clock::time_point deadline) noexcept {
-  const auto spin = pool_->options.idle_spin;
-  if (spin <= std::chrono::nanoseconds::zero()) return false;
+  if (spin_budget_ <= std::chrono::nanoseconds::zero()) return false;
   int expected = 0;
   if (!pool_->spinning.compare_exchange_strong(expected, 1)) return false;  // another thread looks
-  const bool found = spin_until([this] { return work_pending(); }, std::min(deadline, Clock::now() + spin));
+  const bool found =
+      spin_until([this] { return work_pending(); }, std::min(deadline, Clock::now() + spin_budget_));
   pool_->spinning.store(0);
+  // Adapt: keep looking as long as it pays off (work keeps arriving within the budget); halve the
+  // budget each time it does not (the next work is a timer, or far away), down to not at all.
+  if (found) {
+    spin_budget_ = pool_->options.idle_spin;
+  } else {
+    spin_budget_ /= 2;
+    if (spin_budget_ < kMinSpin) spin_budget_ = std::chrono::nanoseconds::zero();
+  }
   return found;
 }
 

@@ -80,6 +80,8 @@ class FiberThread final : public boost::fibers::algo::algorithm, public fiber_de
   static constexpr unsigned kHousekeepEvery = 16;
   /// Picks between two turns of Boost's dispatcher fiber while fibers keep the thread busy.
   static constexpr unsigned kDispatchEvery = 32;
+  /// Shortest look for work worth its clock reads; a budget halved below it becomes zero.
+  static constexpr std::chrono::nanoseconds kMinSpin = std::chrono::microseconds(1);
 
   struct SocketWait {
     context* ctx = nullptr;
@@ -107,7 +109,8 @@ class FiberThread final : public boost::fibers::algo::algorithm, public fiber_de
   [[nodiscard]] Clock::time_point next_deadline() const noexcept;
   /// Something for this thread to do that arrived without making a fiber ready here.
   [[nodiscard]] bool work_pending() const noexcept;
-  /// Pool threads: looks for work for idle_spin before sleeping; true when it found some.
+  /// Pool threads: looks for work for up to spin_budget_ before sleeping; true when it found
+  /// some. The budget adapts to whether looking pays off (see the definition).
   [[nodiscard]] bool look_for_work(Clock::time_point deadline) noexcept;
   void share() noexcept;
   context* take_shared() noexcept;
@@ -128,6 +131,7 @@ class FiberThread final : public boost::fibers::algo::algorithm, public fiber_de
   std::vector<SocketWait*> timed_sockets_;  // socket waits with a deadline (few: connection set-up)
 
   context* main_ = nullptr;  // pool threads: the main fiber, running the intake
+  std::chrono::nanoseconds spin_budget_{0};  // pool threads: how long the next idle look lasts
   bool main_parked_ = false;
   std::vector<context*> handing_over_;  // share(): reused batch
 };

@@ -1,6 +1,9 @@
 // Bounded busy-waiting, for waits that are usually over long before a thread could sleep and wake.
 #pragma once
 
+#include <sched.h>
+
+#include <algorithm>
 #include <chrono>
 
 namespace propgraph::detail {
@@ -14,14 +17,30 @@ inline void spin_pause() noexcept {
 #endif
 }
 
-/// Spins until `done()` or until `end`, whichever comes first (the clock is read every few
-/// rounds); returns whether `done()` became true.
+/// How long spin_until() only pauses between looks before it yields the CPU between them.
+inline constexpr std::chrono::microseconds pause_only_spin{1};
+
+/// Waits until `done()` or until `end`, whichever comes first, without sleeping; returns whether
+/// `done()` became true. The first microsecond it only pauses between looks; after
+/// that it yields the CPU between looks (sched_yield), so that on a busy machine the thread it
+/// waits for, or one it just woke, is not kept off this CPU by the spinning.
 template <class Done>
 bool spin_until(Done&& done, std::chrono::steady_clock::time_point end) noexcept {
+  const auto start = std::chrono::steady_clock::now();
+  const auto yield_from = std::min(end, start + pause_only_spin);
+  bool yielding = false;
   for (unsigned i = 1;; ++i) {
     if (done()) return true;
-    spin_pause();
-    if (i % 16 == 0 && std::chrono::steady_clock::now() >= end) return false;
+    if (yielding) {
+      sched_yield();
+    } else {
+      spin_pause();
+    }
+    if (yielding || i % 16 == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= end) return false;
+      yielding = now >= yield_from;
+    }
   }
 }
 
