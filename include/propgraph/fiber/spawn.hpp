@@ -22,17 +22,14 @@ namespace propgraph {
 struct FiberOptions {
   /// `dispatch` (the default) switches to the new fiber at once and puts the caller on the ready
   /// queue; `post` puts the new fiber on the ready queue and returns, so it starts when the caller
-  /// next blocks or yields. For a call joined immediately, dispatch is faster: post makes the
-  /// caller block in get() and costs a second pass through the scheduler's dispatcher fiber.
-  /// Measured with propgraph-bench `launch/*` (run_on_fiber(noop).get(), this project's 2-core
-  /// machine, CPU-time medians of 5 repetitions) and callgrind (instructions per call):
-  ///
-  ///     recycled fiber   dispatch 0.32 µs / 2,006 instr.   post 0.47 µs / 2,826 instr.
-  ///     fresh fiber      dispatch 0.45 µs / 2,655 instr.   post 0.65 µs
-  ///     for scale        promise + future + get 0.16 µs / 1,310 instr.; yield 0.12 µs / 690
-  ///
-  /// so a recycled, dispatched call costs what Boost.Fiber's own promise/future round trip plus
-  /// one scheduler round trip cost, with next to nothing added by the facade.
+  /// next blocks or yields. For a call joined immediately, dispatch is faster: a recycled fiber
+  /// whose call ends without waiting switches straight back to the caller, taking it out of the
+  /// ready queue (no pass through the scheduler or its dispatcher fiber; every 16th such return
+  /// goes through the scheduler, so the thread's other fibers still get a turn), while post
+  /// makes the caller block in get(). propgraph-bench `launch/*` measures both. The direct return
+  /// needs the caller to sit on Boost's intrusive ready queue (round_robin, shared_work's pinned
+  /// queue, propgraph's schedulers); a custom scheduling algorithm that keeps ready fibers on
+  /// that queue must not also count them elsewhere.
   boost::fibers::launch launch = boost::fibers::launch::dispatch;
   /// Stacks for new fibers; see StackAllocator (default: cached, guarded, 128 KiB).
   StackAllocator stack{};
