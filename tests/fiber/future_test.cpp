@@ -62,6 +62,76 @@ TEST(Future, WaitDoesNotConsumeAndExceptionPtrIsTheStoredOne) {
   EXPECT_EQ(fine.get(), 3);
 }
 
+// The conversion to boost::fibers::future<T> (what the design promises `_async` returns).
+TEST(FutureToBoostFuture, AReadyValueIsThereAtOnce) {
+  detail::Promise<std::string> promise;
+  Future<std::string> ready = promise.get_future();
+  promise.set_value(std::string(40, 'v'));
+  boost::fibers::future<std::string> converted = std::move(ready);
+  EXPECT_FALSE(ready.valid());  // NOLINT(bugprone-use-after-move): the conversion consumes it
+  ASSERT_TRUE(converted.valid());
+  EXPECT_EQ(converted.wait_for(0ms), future_status::ready);
+  EXPECT_EQ(converted.get(), std::string(40, 'v'));
+}
+
+TEST(FutureToBoostFuture, APendingValueFromAPoolArrivesLater) {
+  FiberPool pool(1);
+  std::atomic<bool> release{false};
+  boost::fibers::future<int> converted = pool.submit([&release] {
+    while (!release.load()) wait_for(100us);
+    return 42;
+  });
+  EXPECT_EQ(converted.wait_for(2ms), future_status::timeout);
+  release = true;
+  EXPECT_EQ(converted.get(), 42);
+}
+
+TEST(FutureToBoostFuture, ExceptionsArriveUnchangedReadyOrPending) {
+  boost::fibers::future<int> ready = run_on_fiber([]() -> int { throw std::out_of_range("ready"); });
+  EXPECT_EQ(ready.wait_for(0ms), future_status::ready);
+  try {
+    (void)ready.get();
+    ADD_FAILURE() << "no exception";
+  } catch (const std::out_of_range& e) {
+    EXPECT_STREQ(e.what(), "ready");
+  }
+  FiberPool pool(1);
+  std::atomic<bool> release{false};
+  boost::fibers::future<int> pending = pool.submit([&release]() -> int {
+    while (!release.load()) wait_for(100us);
+    throw std::invalid_argument("pending");
+  });
+  release = true;
+  try {
+    (void)pending.get();
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "pending");
+  }
+}
+
+TEST(FutureToBoostFuture, VoidResultsAndVectorsOfBoostFutures) {
+  FiberPool pool(2);
+  std::atomic<int> ran{0};
+  std::vector<boost::fibers::future<void>> calls;
+  for (int i = 0; i < 8; ++i) {
+    calls.push_back(pool.submit([&ran] {
+      wait_for(200us);
+      ++ran;
+    }));
+  }
+  calls.push_back(run_on_fiber([&ran] { ++ran; }));
+  for (auto& call : calls) call.get();
+  EXPECT_EQ(ran.load(), 9);
+  boost::fibers::future<void> failing = pool.submit([] { throw std::runtime_error("void failed"); });
+  EXPECT_THROW(failing.get(), std::runtime_error);
+}
+
+TEST(FutureToBoostFuture, ConvertingAnInvalidFutureThrows) {
+  Future<int> none;
+  EXPECT_THROW((void)static_cast<boost::fibers::future<int>>(std::move(none)), boost::fibers::future_uninitialized);
+}
+
 TEST(Future, TimedWaitsOnAPlainThread) {
   FiberPool pool(1);
   std::atomic<bool> release{false};

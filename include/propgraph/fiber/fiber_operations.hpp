@@ -35,7 +35,8 @@ using owned_t = typename owned<T>::type;
 /// - Each `<method>_async` takes the same parameters as its GraphOperations twin, runs that
 ///   same synchronous call on a fiber and returns `Future<R>` (future.hpp; used like
 ///   boost::fibers::future) of the twin's result type R. The results are exactly the sync
-///   results.
+///   results. `Future<R>` converts implicitly to `boost::fibers::future<R>`, the type the
+///   design contract names: `boost::fibers::future<Vertex> f = ops.create_vertex_async(...)`.
 /// - Arguments are copied into owning values before the call returns (string_view becomes
 ///   std::string; ElementId, Properties and options are copied), so the future stays valid
 ///   after the caller's temporaries are gone.

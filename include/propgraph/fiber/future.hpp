@@ -12,7 +12,10 @@
 #include <utility>
 
 #include <boost/fiber/exceptions.hpp>
+#include <boost/fiber/fiber.hpp>
+#include <boost/fiber/future/future.hpp>
 #include <boost/fiber/future/future_status.hpp>
+#include <boost/fiber/future/promise.hpp>
 
 namespace propgraph {
 
@@ -213,6 +216,9 @@ class Promise {
 ///   which still runs to completion.
 /// - Cost: a call joined immediately needs no lock and no allocation beyond one block of a
 ///   per-thread free list holding the call and its result together.
+/// - Converts implicitly to boost::fibers::future<T> (an rvalue, consumed), so code written
+///   against `boost::fibers::future<R> f = graph.x_async(...)` keeps working; see the
+///   conversion operator for its cost and the one condition of a pending result.
 template <class T>
 class Future {
  public:
@@ -273,7 +279,47 @@ class Future {
     return state->error();
   }
 
+  /// The same outcome as a boost::fibers::future<T>: the value, or the very exception object
+  /// the call threw. Consumes this future (throws boost::fibers::future_uninitialized when it
+  /// is not valid()).
+  ///
+  /// - Ready: the outcome moves into a satisfied boost::fibers::promise at once.
+  /// - Not ready: a detached fiber started on the calling thread (launch::post) waits for the
+  ///   result and satisfies the promise. It runs whenever that thread runs its fibers, which
+  ///   every fiber-aware wait there does (get() or wait() of the converted future, a fiber
+  ///   wait, a yield); a thread that converts and then hands the boost future to another
+  ///   thread must itself keep running fibers until the result is in.
+  /// - Cost: one Boost shared state (an allocation) on top of the call; one fiber when not ready.
+  // NOLINTNEXTLINE(google-explicit-constructor): the implicit conversion is the point
+  operator boost::fibers::future<T>() && {
+    checked();
+    boost::fibers::promise<T> promise;
+    boost::fibers::future<T> converted = promise.get_future();
+    if (state_->is_ready()) {
+      settle(promise, *this);
+    } else {
+      boost::fibers::fiber(boost::fibers::launch::post,
+                           [promise = std::move(promise), self = std::move(*this)]() mutable { settle(promise, self); })
+          .detach();
+    }
+    return converted;
+  }
+
  private:
+  /// Moves the outcome of `from` (waiting for it) into `to`.
+  static void settle(boost::fibers::promise<T>& to, Future& from) noexcept {
+    try {
+      if constexpr (std::is_void_v<T>) {
+        from.get();
+        to.set_value();
+      } else {
+        to.set_value(from.get());
+      }
+    } catch (...) {
+      to.set_exception(std::current_exception());
+    }
+  }
+
   friend Future detail::make_future<T>(detail::FutureState<T>*) noexcept;
   explicit Future(detail::FutureState<T>* state) noexcept : state_(state) {}
 
