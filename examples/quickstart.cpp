@@ -16,4 +16,19 @@ int main() {
   if (path) fmt::print("{}\n", *path);
   for (const auto& friend_ : graph.neighbors(alice.id)) fmt::print("{}\n", friend_);
   for (const auto& score : graph.page_rank({.top_k = 2})) fmt::print("{}\n", score);
+
+  // Whom does Bob know, and since when? His edges, in both directions.
+  for (const auto& edge : graph.incident_edges(bob.id, {.edge_label = "KNOWS"})) fmt::print("{}\n", edge);
+  // Everyone, two at a time: each page starts after the last id of the one before.
+  propgraph::Page page{.limit = 2};
+  for (auto people = graph.find_vertices_by_label("Person", {}, page); !people.empty();
+       people = graph.find_vertices_by_label("Person", {}, page)) {
+    fmt::print("page of {}: {} .. {}\n", people.size(), people.front().id, people.back().id);
+    page.after = people.back().id;
+  }
+  // Several writes as one unit: all of them or none, seen by others all at once.
+  propgraph::transact(graph, [&](propgraph::Transaction& tx) {
+    auto carol = tx.create_vertex("Person", Properties{{"name", "Carol"}});
+    tx.create_edge(carol.id, alice.id, "KNOWS", Properties{{"since", 2024}});
+  });
 }

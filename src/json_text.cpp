@@ -1,5 +1,11 @@
 #include "json_text.hpp"
 
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "propgraph/errors.hpp"
+
 namespace propgraph::detail {
 
 void append_json_string(std::string& out, std::string_view text) {
@@ -32,6 +38,14 @@ void append_json_string(std::string& out, std::string_view text) {
   }
   out.append(text.data() + run, text.size() - run);
   out += '"';
+}
+
+void require_json_double(double value) {
+  if (!std::isfinite(value)) throw InvalidArgument(fmt::format("JSON cannot hold the double {}", value));
+}
+
+std::string json_int_overflow(std::string_view literal) {
+  return fmt::format("integer {} is beyond the int64 range", literal);
 }
 
 }  // namespace propgraph::detail

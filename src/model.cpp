@@ -327,9 +327,91 @@ void validate_label(std::string_view label, std::string_view what) {
       what, label));
 }
 
+namespace {
+
+/// The one scanner behind the text rule: the first fault of `text`, or an empty string.
+std::string text_fault(std::string_view text, bool key) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  std::size_t i = 0;
+  while (i < n) {
+    // Fast path: eight ASCII bytes, none below 0x20 and none 0x7F.
+    if (i + 8 <= n) {
+      std::uint64_t w;
+      std::memcpy(&w, s + i, 8);
+      const std::uint64_t below_space = (w - kOnes * 0x20) & ~w & kHigh;
+      const std::uint64_t del = w ^ (kOnes * 0x7F);
+      if ((w & kHigh) == 0 && below_space == 0 && ((del - kOnes) & ~del & kHigh) == 0) {
+        i += 8;
+        continue;
+      }
+    }
+    const unsigned char c = s[i];
+    std::uint32_t cp = c;
+    std::size_t length = 1;
+    auto continuation = [&](std::size_t k, unsigned char low, unsigned char high) {
+      return i + k < n && s[i + k] >= low && s[i + k] <= high;
+    };
+    bool ok = true;
+    if (c < 0x80) {
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      ok = continuation(1, 0x80, 0xBF);
+      length = 2;
+      cp = c & 0x1Fu;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      ok = continuation(1, c == 0xE0 ? 0xA0 : 0x80, c == 0xED ? 0x9F : 0xBF) && continuation(2, 0x80, 0xBF);
+      length = 3;
+      cp = c & 0x0Fu;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      ok = continuation(1, c == 0xF0 ? 0x90 : 0x80, c == 0xF4 ? 0x8F : 0xBF) && continuation(2, 0x80, 0xBF) &&
+           continuation(3, 0x80, 0xBF);
+      length = 4;
+      cp = c & 0x07u;
+    } else {
+      ok = false;
+    }
+    if (!ok) return fmt::format("invalid UTF-8 at byte {}", i);
+    for (std::size_t k = 1; k < length; ++k) cp = (cp << 6) | (s[i + k] & 0x3Fu);
+    if (cp == 0) return fmt::format("a NUL character at byte {}", i);
+    if (key && (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))) {
+      return fmt::format("control character U+{:04X} at byte {}", cp, i);
+    }
+    if (key && (cp == 0xFFFE || cp == 0xFFFF)) return fmt::format("noncharacter U+{:04X} at byte {}", cp, i);
+    i += length;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string string_fault(std::string_view text) { return text_fault(text, false); }
+
+std::string property_key_fault(std::string_view key) {
+  if (key.empty()) return "must not be empty";
+  return text_fault(key, true);
+}
+
+std::string value_fault(const Value& value) {
+  if (const auto* text = value.get_if<std::string>()) return string_fault(*text);
+  if (const auto* list = value.get_if<ValueList>()) {
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      if (auto fault = value_fault((*list)[i]); !fault.empty()) return fmt::format("element {}: {}", i + 1, fault);
+    }
+  }
+  return {};
+}
+
 void validate_properties(const Properties& properties) {
   for (const auto& [key, value] : properties) {
-    if (key.empty()) throw InvalidArgument("property key must not be empty");
+    if (value.is_null()) continue;  // removes the key, or is dropped: nothing is stored
+    if (auto fault = property_key_fault(key); !fault.empty()) {
+      throw InvalidArgument(fmt::format("property key is invalid: {}", fault));
+    }
+    if (auto fault = value_fault(value); !fault.empty()) {
+      throw InvalidArgument(fmt::format("property '{}': {}", key, fault));
+    }
   }
 }
 

@@ -1,5 +1,8 @@
 #include "propgraph/operations.hpp"
 
+#include <fmt/format.h>
+
+
 namespace propgraph {
 
 std::vector<ElementId> GraphOperations::create_vertices(std::span<const NewVertex> vertices) {
@@ -25,5 +28,15 @@ std::vector<ElementId> GraphOperations::create_edges(std::span<const NewEdge> ed
   }
   return created;
 }
+
+std::unique_ptr<Transaction> Transaction::begin() {
+  throw InvalidArgument("begin() inside a transaction: transactions do not nest");
+}
+
+namespace detail {
+void throw_bad_attempts(int max_attempts) {
+  throw InvalidArgument(fmt::format("TransactOptions::max_attempts must be >= 1, got {}", max_attempts));
+}
+}  // namespace detail
 
 }  // namespace propgraph

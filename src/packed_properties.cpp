@@ -273,4 +273,119 @@ std::string PackedProperties::value_key(const Value& value) {
   return out;
 }
 
+namespace {
+
+/// Walks an encoding with every bound checked (from_bytes' check).
+class Validator {
+ public:
+  explicit Validator(std::span<const std::byte> b) noexcept : p_(b.data()), end_(b.data() + b.size()) {}
+
+  bool map() {
+    std::uint64_t count;
+    if (!varint(count) || count == 0) return false;
+    std::string_view previous;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      std::string_view key;
+      if (!text(key) || key.empty() || (i > 0 && key <= previous)) return false;
+      previous = key;
+      if (!value(/*top_level=*/true)) return false;
+    }
+    return p_ == end_;
+  }
+
+ private:
+  bool varint(std::uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p_ == end_) return false;
+      const auto b = static_cast<std::uint8_t>(*p_++);
+      v |= std::uint64_t{b & 0x7Fu} << shift;
+      if (b < 0x80) return true;
+    }
+    return false;
+  }
+  bool skip(std::uint64_t n) {
+    if (n > static_cast<std::uint64_t>(end_ - p_)) return false;
+    p_ += n;
+    return true;
+  }
+  bool text(std::string_view& s) {
+    std::uint64_t n;
+    if (!varint(n)) return false;
+    const std::byte* start = p_;
+    if (!skip(n)) return false;
+    s = std::string_view(reinterpret_cast<const char*>(start), n);
+    return true;
+  }
+  /// One value; nested lists are walked with an explicit count of the items still to come.
+  bool value(bool top_level) {
+    std::vector<std::uint64_t> pending;  // items left in each open list
+    bool first = true;
+    while (first || !pending.empty()) {
+      if (!first) {
+        if (pending.back() == 0) {
+          pending.pop_back();
+          continue;
+        }
+        --pending.back();
+      }
+      const bool nested = !first;
+      first = false;
+      if (p_ == end_) return false;
+      const auto type = static_cast<std::uint8_t>(*p_++);
+      std::uint64_t n;
+      switch (static_cast<ValueType>(type)) {
+        case ValueType::null:
+          if (top_level && !nested) return false;  // stored maps hold no nulls
+          break;
+        case ValueType::boolean:
+          if (p_ == end_ || static_cast<std::uint8_t>(*p_) > 1) return false;
+          ++p_;
+          break;
+        case ValueType::integer:
+          if (!varint(n)) return false;
+          break;
+        case ValueType::real:
+          if (!skip(8)) return false;
+          break;
+        case ValueType::string: {
+          std::string_view s;
+          if (!text(s)) return false;
+          break;
+        }
+        case ValueType::list:
+          if (!varint(n)) return false;
+          pending.push_back(n);
+          break;
+        default:
+          return false;
+      }
+    }
+    return true;
+  }
+
+  const std::byte* p_;
+  const std::byte* end_;
+};
+
+}  // namespace
+
+std::optional<PackedProperties> PackedProperties::from_bytes(std::span<const std::byte> encoding) {
+  PackedProperties result;
+  if (encoding.empty()) return result;
+  if (encoding.size() > UINT32_MAX || !Validator(encoding).map()) return std::nullopt;
+  if (encoding.size() <= inline_capacity) {
+    std::memcpy(result.buf_, encoding.data(), encoding.size());
+    result.tag_ = static_cast<std::uint8_t>(encoding.size());
+    return result;
+  }
+  const auto size = static_cast<std::uint32_t>(encoding.size());
+  auto* block = static_cast<std::byte*>(::operator new(sizeof size + encoding.size()));
+  std::memcpy(block, &size, sizeof size);
+  std::memcpy(block + sizeof size, encoding.data(), encoding.size());
+  std::memcpy(result.buf_, &block, sizeof block);
+  result.tag_ = kHeap;
+  return result;
+}
+
 }  // namespace propgraph::detail

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <span>
 #include <utility>
 #include <string>
 #include <string_view>
@@ -64,6 +66,13 @@ class PackedProperties {
 
   /// Canonical encoding of one value, as index_key() gives it for a stored key.
   [[nodiscard]] static std::string value_key(const Value& value);
+
+  /// The map encoding (see the top of this file); empty when there are no properties.
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return {data(), size()}; }
+  /// Adopts an encoding read back from storage, once it is checked to be well formed: every
+  /// varint and length in bounds, known non-null value types, keys non-empty and strictly
+  /// ascending, nothing left over. nullopt when it is not. O(bytes), no recursion.
+  [[nodiscard]] static std::optional<PackedProperties> from_bytes(std::span<const std::byte> encoding);
 
  private:
   static constexpr std::uint8_t kHeap = 0xFF;  // tag_: 0 empty, 1..31 inline size, kHeap

@@ -1,35 +1,42 @@
-// propgraph-scale: MemoryGraph at 10k, 100k and 1M vertices (16 edges per vertex on average)
-// against raw Boost.Graph on a compressed_sparse_row_graph built from the same edges.
+// propgraph-scale: MemoryGraph at 10k, 100k and 1M vertices (16 edges per vertex on average),
+// side by side with its peers on the same edge lists in the same run:
 //
-//   1. memory: bytes per vertex and per edge of a MemoryGraph holding the largest graph, two
-//      small properties per element (peak RSS growth while loading, over the element count);
-//   2. algorithms: bfs (unbounded), weak connected_components, page_rank (20 iterations) and an
-//      unweighted shortest_path between two far vertices, through GraphOperations and raw, in the
-//      same run; edges/s of each and the ratio, medians of --repeats runs;
-//   3. point lookups: find_vertex_by_id and an indexed find_vertices_by_label, ns/op.
+//   contenders   propgraph (MemoryGraph through GraphOperations), raw Boost.Graph CSR, igraph and
+//                SuiteSparse:GraphBLAS on one thread (the last two when the build has them);
+//   load         each contender builds its graph from the edge list: time and resident-memory
+//                growth (kept after the load, and the peak during it), GraphBLAS's own count;
+//   operations   bfs (unbounded) and shortest_path from the vertex of highest out-degree to a
+//                farthest vertex it reaches, weak connected components, page_rank (20
+//                iterations, damping 0.85); the results are compared across contenders
+//                (reached vertices and depth, component count, path length, top five ranks);
+//   propgraph    memory per vertex and per edge with two small properties each, the cost of
+//                the adjacency snapshot after a write, and point lookups.
 //
-//   propgraph-scale [--sizes=10000,100000,1000000] [--degree=16] [--repeats=5] [--seed=42]
-//                   [--generator=random|rmat] [--lookups=200000] [--no-memory]
-//                   [--only=memory,bfs,components,page_rank,shortest_path,lookups] [--json=PATH]
+// Times are CPU seconds of the calling thread (every contender runs on it alone), medians of
+// --repeats runs after 3 untimed warm-ups; the contenders take turns run by run, so slow phases
+// of a shared machine spread over all of them. The JSON of the run (one object per figure, and
+// the run's command, date, load and commit) goes to build/bench/propgraph-scale.json.
 //
-// Everything printed is also written as JSON (default build/bench/propgraph-scale.json), which
-// scripts/bench --update-docs turns into the tables of docs/scale.md.
-#include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/compressed_sparse_row_graph.hpp>
-#include <boost/graph/incremental_components.hpp>
-#include <boost/graph/page_rank.hpp>
-#include <boost/pending/disjoint_sets.hpp>
+//   propgraph-scale [--generators=random,rmat] [--sizes=10000,100000,1000000] [--degree=16]
+//                   [--repeats=5] [--load-repeats=3] [--seed=42] [--lookups=200000]
+//                   [--contenders=propgraph,csr,igraph,graphblas]
+//                   [--only=load,memory,bfs,components,page_rank,shortest_path,snapshot,lookups]
+//                   [--out-dir=DIR] [--json=FILE]
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <cmath>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <functional>
-#include <limits>
+#include <memory>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -39,50 +46,72 @@
 
 #include <fmt/format.h>
 
-#include "json_writer.hpp"
+#include "bench_support.hpp"
+#include "contender.hpp"
 #include "propgraph/generate.hpp"
 #include "propgraph/memory/memory_graph.hpp"
+#include "propgraph/version.hpp"
+#include "propgraph_contender.hpp"
 #include "run_info.hpp"
-
-using namespace propgraph;
 
 #ifndef PROPGRAPH_BENCH_OUT_DIR
 #define PROPGRAPH_BENCH_OUT_DIR "build/bench"
 #endif
+#ifndef PROPGRAPH_SOURCE_DIR
+#define PROPGRAPH_SOURCE_DIR "."
+#endif
+
+using namespace propgraph;
+using namespace propgraph::scale;
+using bench::Json;
+namespace fs = std::filesystem;
 
 namespace {
 
-using Csr = boost::compressed_sparse_row_graph<boost::directedS>;
+// -- settings -------------------------------------------------------------------------------------
+
+/// A comma-separated list as views into `text`.
+std::vector<std::string_view> split(std::string_view text) {
+  std::vector<std::string_view> parts;
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    parts.push_back(text.substr(0, comma));
+    text.remove_prefix(comma == std::string_view::npos ? text.size() : comma + 1);
+  }
+  return parts;
+}
+
+bool listed(std::string_view list, std::string_view item) {
+  if (list.empty()) return true;
+  const auto parts = split(list);
+  return std::find(parts.begin(), parts.end(), item) != parts.end();
+}
 
 struct Settings {
+  std::vector<std::string> generators{"random", "rmat"};
   std::vector<std::uint32_t> sizes{10'000, 100'000, 1'000'000};
   std::uint32_t degree = 16;
   int repeats = 5;
+  int load_repeats = 3;
   std::uint64_t seed = 42;
-  std::string generator = "random";
   std::size_t lookups = 200'000;
-  bool memory = true;
-  std::string json = PROPGRAPH_BENCH_OUT_DIR "/propgraph-scale.json";
-  std::string only;  // comma-separated subset of bfs,components,page_rank,shortest_path,lookups
-  [[nodiscard]] bool runs(std::string_view part) const {
-    if (only.empty()) return true;
-    std::string_view rest = only;
-    while (!rest.empty()) {
-      auto comma = rest.find(',');
-      if (rest.substr(0, comma) == part) return true;
-      rest.remove_prefix(comma == std::string_view::npos ? rest.size() : comma + 1);
-    }
-    return false;
-  }
+  std::string contenders;  // comma-separated subset of propgraph,csr,igraph,graphblas
+  std::string only;        // comma-separated subset of the sections
+  fs::path out_dir = PROPGRAPH_BENCH_OUT_DIR;
+  std::optional<fs::path> json;
+  [[nodiscard]] bool runs(std::string_view section) const { return listed(only, section); }
+  [[nodiscard]] bool has(std::string_view contender) const { return listed(contenders, contender); }
 };
 
+constexpr std::string_view kUsage =
+    "usage: propgraph-scale [--generators=random,rmat] [--sizes=N,N,...] [--degree=D] [--repeats=R]\n"
+    "                       [--load-repeats=R] [--seed=S] [--lookups=N]\n"
+    "                       [--contenders=propgraph,csr,igraph,graphblas]\n"
+    "                       [--only=load,memory,bfs,components,page_rank,shortest_path,snapshot,lookups]\n"
+    "                       [--out-dir=DIR] [--json=FILE]\n";
+
 [[noreturn]] void usage_error(std::string_view message) {
-  fmt::print(stderr, "propgraph-scale: {}\n", message);
-  fmt::print(stderr,
-             "usage: propgraph-scale [--sizes=N,N,...] [--degree=D] [--repeats=R] [--seed=S]\n"
-             "                       [--generator=random|rmat] [--lookups=N] [--no-memory]\n"
-             "                       [--only=memory,bfs,components,page_rank,shortest_path,lookups]\n"
-             "                       [--json=PATH]\n");
+  fmt::print(stderr, "propgraph-scale: {}\n{}", message, kUsage);
   std::exit(2);
 }
 
@@ -95,44 +124,52 @@ std::uint64_t parse_number(std::string_view text, std::string_view flag) {
   return value;
 }
 
+void check_names(std::string_view flag, std::string_view list, std::initializer_list<std::string_view> known) {
+  for (auto name : split(list)) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) usage_error(fmt::format("{}: unknown name '{}'", flag, name));
+  }
+}
+
 Settings parse(int argc, char** argv) {
   Settings s;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     auto value = [&](std::string_view flag) -> std::optional<std::string_view> {
-      if (arg.starts_with(flag) && arg.size() > flag.size() && arg[flag.size()] == '=') {
-        return arg.substr(flag.size() + 1);
-      }
+      if (arg.starts_with(flag) && arg.size() > flag.size() && arg[flag.size()] == '=') return arg.substr(flag.size() + 1);
       return std::nullopt;
     };
     if (auto v = value("--sizes")) {
       s.sizes.clear();
-      while (!v->empty()) {
-        auto comma = v->find(',');
-        s.sizes.push_back(static_cast<std::uint32_t>(parse_number(v->substr(0, comma), "--sizes")));
-        v->remove_prefix(comma == std::string_view::npos ? v->size() : comma + 1);
-      }
+      for (auto part : split(*v)) s.sizes.push_back(static_cast<std::uint32_t>(parse_number(part, "--sizes")));
       if (s.sizes.empty()) usage_error("--sizes is empty");
+    } else if (auto g = value("--generators")) {
+      check_names("--generators", *g, {"random", "rmat"});
+      const auto parts = split(*g);
+      s.generators.assign(parts.begin(), parts.end());
+      if (s.generators.empty()) usage_error("--generators is empty");
     } else if (auto d = value("--degree")) {
       s.degree = static_cast<std::uint32_t>(parse_number(*d, "--degree"));
     } else if (auto r = value("--repeats")) {
       s.repeats = std::max(1, static_cast<int>(parse_number(*r, "--repeats")));
+    } else if (auto lr = value("--load-repeats")) {
+      s.load_repeats = std::max(1, static_cast<int>(parse_number(*lr, "--load-repeats")));
     } else if (auto seed = value("--seed")) {
       s.seed = parse_number(*seed, "--seed");
-    } else if (auto g = value("--generator")) {
-      if (*g != "random" && *g != "rmat") usage_error(fmt::format("unknown generator '{}'", *g));
-      s.generator = *g;
     } else if (auto l = value("--lookups")) {
       s.lookups = std::max<std::size_t>(1, parse_number(*l, "--lookups"));
+    } else if (auto c = value("--contenders")) {
+      check_names("--contenders", *c, {"propgraph", "csr", "igraph", "graphblas"});
+      s.contenders = *c;
     } else if (auto o = value("--only")) {
+      check_names("--only", *o,
+                  {"load", "memory", "bfs", "components", "page_rank", "shortest_path", "snapshot", "lookups"});
       s.only = *o;
-      s.memory = s.runs("memory");
+    } else if (auto out = value("--out-dir")) {
+      s.out_dir = std::string(*out);
     } else if (auto j = value("--json")) {
-      s.json = *j;
-    } else if (arg == "--no-memory") {
-      s.memory = false;
+      s.json = fs::path(std::string(*j));
     } else if (arg == "--help" || arg == "-h") {
-      fmt::print("see the comment at the top of bench/scale/scale_bench.cpp\n");
+      fmt::print("{}(see the comment at the top of bench/scale/scale_bench.cpp)\n", kUsage);
       std::exit(0);
     } else {
       usage_error(fmt::format("unknown flag '{}'", arg));
@@ -141,16 +178,26 @@ Settings parse(int argc, char** argv) {
   return s;
 }
 
-generate::EdgeList make_graph(const Settings& s, std::uint32_t n) {
-  const std::uint64_t m = std::uint64_t{n} * s.degree;
-  return s.generator == "rmat" ? generate::rmat_graph(n, m, s.seed) : generate::random_graph(n, m, s.seed);
+std::string_view generator_title(std::string_view generator) {
+  return generator == "rmat" ? "R-MAT (Graph500 parameters)" : "Erdős–Rényi";
 }
 
-/// Two small properties per element, as a service would store them.
-generate::LoadOptions load_options() {
+generate::EdgeList make_graph(const Settings& s, std::string_view generator, std::uint32_t n) {
+  const std::uint64_t m = std::uint64_t{n} * s.degree;
+  return generator == "rmat" ? generate::rmat_graph(n, m, s.seed) : generate::random_graph(n, m, s.seed);
+}
+
+/// What every contender loads: a label per element and nothing else.
+generate::LoadOptions bare_options() {
   generate::LoadOptions o;
   o.vertex_label = "Person";
   o.edge_label = "KNOWS";
+  return o;
+}
+
+/// Two small properties per element, as a service would store them.
+generate::LoadOptions property_options() {
+  generate::LoadOptions o = bare_options();
   o.vertex_properties = [](std::uint32_t i) {
     return Properties{{"name", fmt::format("p{}", i)}, {"age", static_cast<std::int64_t>(18 + i % 60)}};
   };
@@ -160,26 +207,106 @@ generate::LoadOptions load_options() {
   return o;
 }
 
-// -- memory ---------------------------------------------------------------------------------------
+// -- the run's circumstances ----------------------------------------------------------------------
 
-/// A field of /proc/self/status in bytes (VmRSS, VmHWM).
-std::int64_t status_bytes(std::string_view field) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.starts_with(field) && line.size() > field.size() && line[field.size()] == ':') {
-      return std::stoll(line.substr(field.size() + 1)) * 1024;
-    }
-  }
-  throw std::runtime_error(fmt::format("no {} in /proc/self/status", field));
+/// The first line a shell command prints, or "" when it fails.
+std::string command_output(const std::string& command) {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  if (!pipe) return {};
+  std::array<char, 256> buffer{};
+  std::string out;
+  while (std::fgets(buffer.data(), buffer.size(), pipe.get()) != nullptr) out += buffer.data();
+  if (const auto newline = out.find('\n'); newline != std::string::npos) out.resize(newline);
+  return out;
 }
 
-/// Resets the peak-RSS mark (VmHWM) to the current RSS; false where the kernel refuses.
-bool reset_peak() {
-  std::ofstream out("/proc/self/clear_refs");
-  out << "5";
-  out.flush();
-  return static_cast<bool>(out);
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  std::array<char, 32> text{};
+  std::strftime(text.data(), text.size(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text.data();
+}
+
+// -- timing ---------------------------------------------------------------------------------------
+
+double clock_seconds(clockid_t clock) {
+  timespec ts{};
+  clock_gettime(clock, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+/// Untimed runs of every contender before the timed ones (caches, allocator, lazy set-up).
+constexpr int kWarmups = 3;
+
+/// CPU seconds of the calling thread per run, and of the whole process over the same runs:
+/// the second exceeds the first only when a library runs threads of its own.
+struct Timing {
+  std::vector<double> thread;
+  std::vector<double> process;
+  [[nodiscard]] double median() const { return bench::median(thread); }
+  [[nodiscard]] double process_median() const { return bench::median(process); }
+  /// More than 5 % (and 1 ms) of the process's CPU time spent outside this thread.
+  [[nodiscard]] bool other_threads() const { return process_median() > 1.05 * median() + 1e-3; }
+  void measure(const std::function<void()>& fn) {
+    const double p0 = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+    const double t0 = clock_seconds(CLOCK_THREAD_CPUTIME_ID);
+    fn();
+    const double t1 = clock_seconds(CLOCK_THREAD_CPUTIME_ID);
+    const double p1 = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+    thread.push_back(t1 - t0);
+    process.push_back(p1 - p0);
+  }
+};
+
+/// Runs every job `warmups + repeats` times, one run of each per round, the first job of a round
+/// moving by one each round; times the last `repeats` rounds. `before` runs untimed before each
+/// run (memory resets), `after` after each timed one.
+std::vector<Timing> take_turns(std::size_t jobs, int warmups, int repeats, const std::function<void(std::size_t)>& job,
+                               const std::function<void(std::size_t)>& before = {},
+                               const std::function<void(std::size_t)>& after = {}) {
+  std::vector<Timing> timings(jobs);
+  for (int round = 0; round < warmups + repeats; ++round) {
+    for (std::size_t k = 0; k < jobs; ++k) {
+      const std::size_t j = (k + static_cast<std::size_t>(round)) % jobs;
+      if (before) before(j);
+      if (round < warmups) {
+        job(j);
+        continue;
+      }
+      timings[j].measure([&] { job(j); });
+      if (after) after(j);
+    }
+  }
+  return timings;
+}
+
+// -- report ---------------------------------------------------------------------------------------
+
+/// The graph of one table: generator, size, query.
+struct Case {
+  std::string generator;
+  std::uint32_t vertices = 0;
+  std::uint64_t edges = 0;
+  Query query;
+};
+
+/// One JSON row: the case it belongs to and what it measures; the caller adds the figures and
+/// calls end_object().
+Json& begin_row(Json& json, const Case& c, std::string_view table, std::string_view name) {
+  return json.begin_object()
+      .field("table", table)
+      .field("generator", c.generator)
+      .field("vertices", static_cast<std::uint64_t>(c.vertices))
+      .field("edges", c.edges)
+      .field("name", name);
+}
+
+void samples(Json& json, std::string_view key, const std::vector<double>& values) {
+  json.begin_array(key);
+  for (double v : values) json.field("", v);
+  json.end_array();
 }
 
 struct Target {
@@ -187,424 +314,505 @@ struct Target {
   double value;
   double bound;
   bool at_least;
+  [[nodiscard]] bool met() const { return at_least ? value >= bound : value <= bound; }
 };
 
-/// What the run prints, kept for the JSON file.
-struct Report {
-  struct Memory {
-    std::uint32_t vertices = 0;
-    std::size_t edges = 0;
-    double vertex_peak = 0, vertex_resident = 0, edge_peak = 0, edge_resident = 0, snapshot_per_edge = 0;
-  };
-  struct Algorithm {
-    std::uint32_t vertices;
-    std::size_t edges;
-    std::string algorithm;
-    double ours_edges_per_s, raw_edges_per_s, ours_ms, raw_ms;
-  };
-  struct Snapshot {
-    std::uint32_t vertices;
-    double first_ms, second_ms, later_ms;
-  };
-  struct Lookups {
-    std::uint32_t vertices;
-    double by_id_ns, indexed_ns, unindexed_ns;
-  };
-  std::optional<Memory> memory;
-  std::vector<Algorithm> algorithms;
-  std::vector<Snapshot> snapshots;
-  std::vector<Lookups> lookups;
-};
-Report report;
+// -- one table: load and operations side by side --------------------------------------------------
 
-void measure_memory(const Settings& s, std::vector<Target>& targets) {
-  const std::uint32_t n = s.sizes.back();
-  const auto list = make_graph(s, n);  // before the baseline: the input is not the graph's memory
-  const auto options = load_options();
-  generate::EdgeList vertices_only{list.vertex_count, {}};
-  generate::EdgeList edges_only = list;
-  edges_only.vertex_count = 0;
-
-  MemoryGraph g("scale");
-  const bool peak_ok = reset_peak();
-  const std::int64_t base = status_bytes("VmRSS");
-  const auto ids = generate::load(g, vertices_only, options);
-  const std::int64_t after_vertices_peak = status_bytes("VmHWM");
-  const std::int64_t after_vertices = status_bytes("VmRSS");
-  reset_peak();
-  const std::int64_t base_edges = status_bytes("VmRSS");
-  // Edges between the vertices just created: a loader over the same ids.
-  std::vector<NewEdge> batch;
-  for (std::size_t first = 0; first < list.edges.size(); first += options.batch) {
-    batch.clear();
-    const std::size_t last = std::min(list.edges.size(), first + options.batch);
-    for (std::size_t i = first; i < last; ++i) {
-      batch.push_back(NewEdge{ids[list.edges[i].first], ids[list.edges[i].second], options.edge_label,
-                              options.edge_properties(i)});
-    }
-    g.create_edges(batch);
-  }
-  batch = {};
-  const std::int64_t after_edges_peak = status_bytes("VmHWM");
-  const std::int64_t after_edges = status_bytes("VmRSS");
-  const double e = static_cast<double>(list.edges.size());
-  fmt::print("memory: {} vertices, {} edges, two small properties each ({} generator)\n", n,
-             list.edges.size(), s.generator);
-  fmt::print("  per vertex: {:.1f} B peak RSS growth, {:.1f} B resident after load   (target < 204 B)\n",
-             static_cast<double>(after_vertices_peak - base) / n, static_cast<double>(after_vertices - base) / n);
-  fmt::print("  per edge:   {:.1f} B peak RSS growth, {:.1f} B resident after load   (target < 154 B)\n",
-             static_cast<double>(after_edges_peak - base_edges) / e, static_cast<double>(after_edges - base_edges) / e);
-  if (!peak_ok) fmt::print("  (peak reset unavailable: peaks include earlier allocations)\n");
-  // Algorithms on a graph this size build an adjacency snapshot, held until the next write.
-  fmt::print("  the adjacency snapshot of whole-graph algorithms adds {:.1f} B per edge while cached\n",
-             (2.0 * 12 * e + 8.0 * (n + 1)) / e);
-  fmt::print("\n");
-  report.memory = Report::Memory{n,
-                                 list.edges.size(),
-                                 static_cast<double>(after_vertices_peak - base) / n,
-                                 static_cast<double>(after_vertices - base) / n,
-                                 static_cast<double>(after_edges_peak - base_edges) / e,
-                                 static_cast<double>(after_edges - base_edges) / e,
-                                 (2.0 * 12 * e + 8.0 * (n + 1)) / e};
-  targets.push_back({fmt::format("bytes per vertex at {} vertices (peak)", n),
-                     static_cast<double>(after_vertices_peak - base) / n, 204.0, false});
-  targets.push_back({fmt::format("bytes per edge at {} vertices (peak)", n),
-                     static_cast<double>(after_edges_peak - base_edges) / e, 154.0, false});
-}
-
-// -- timing ---------------------------------------------------------------------------------------
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t k = v.size() / 2;
-  return v.size() % 2 ? v[k] : (v[k - 1] + v[k]) / 2;
-}
-
-/// CPU seconds of the calling thread: every timed call runs on this thread alone, and CPU
-/// time does not count the time other processes of a shared machine hold the core.
-double thread_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-/// Untimed runs before the timed ones. MemoryGraph builds its adjacency snapshot once the work
-/// done on the live lists since the last write reaches one pass over them (two or three
-/// traversals); the timed runs then show the steady state of a read-mostly service. The cost of
-/// the first calls after a write is printed separately (the snapshot table).
-constexpr int kWarmups = 3;
-
-/// Median CPU seconds of `repeats` runs of fn, after kWarmups untimed runs.
-double time_median(int repeats, const std::function<void()>& fn) {
-  for (int i = 0; i < kWarmups; ++i) fn();
-  std::vector<double> seconds;
-  for (int r = 0; r < repeats; ++r) {
-    const double t0 = thread_seconds();
-    fn();
-    seconds.push_back(thread_seconds() - t0);
-  }
-  return median(seconds);
-}
-
-/// Keeps a result alive past the timed region without the optimiser dropping the work.
-template <typename T>
-void keep(const T& value) {
-  asm volatile("" : : "g"(&value) : "memory");
-}
-
-struct RawBfs {
-  std::vector<std::uint32_t> depth;
-  std::vector<std::size_t> parent;
-  std::vector<boost::default_color_type> color;
+struct LoadFigures {
+  Timing time;
+  std::vector<double> kept;  // RSS after the load minus before it, bytes
+  std::vector<double> peak;  // peak RSS during the load minus RSS before it, bytes
+  std::optional<double> library;
 };
 
-struct TargetFound {};
-
-struct DepthRecorder : boost::default_bfs_visitor {
-  RawBfs* state;
-  std::optional<std::size_t> target;
-  void tree_edge(Csr::edge_descriptor e, const Csr& g) const {
-    const auto u = boost::source(e, g);
-    const auto v = boost::target(e, g);
-    state->depth[v] = state->depth[u] + 1;
-    state->parent[v] = u;
-    if (target && v == *target) throw TargetFound{};
-  }
+struct OperationFigures {
+  bool ran = false;
+  Timing time;
+  std::string result;
 };
 
-/// Raw Boost BFS from src recording depth and parent (as GraphOperations::bfs does); with a
-/// target it stops when the target is discovered.
-void raw_bfs(const Csr& g, std::size_t src, RawBfs& state, std::optional<std::size_t> target = {}) {
-  const auto n = boost::num_vertices(g);
-  state.depth.assign(n, 0);
-  state.parent.assign(n, n);
-  state.color.assign(n, boost::white_color);
-  try {
-    boost::breadth_first_search(
-        g, src,
-        boost::visitor(DepthRecorder{{}, &state, target})
-            .color_map(boost::make_iterator_property_map(state.color.begin(), boost::get(boost::vertex_index, g))));
-  } catch (const TargetFound&) {
-  }
+constexpr double kMiB = 1024.0 * 1024.0;
+
+std::string cell(const std::optional<double>& value) {
+  if (!value) return "-";
+  return fmt::format("{:.{}f}", *value, std::abs(*value) < 10 ? 2 : 1);
 }
 
-struct Row {
-  std::string algorithm;
-  double work = 0;  // edges per run
-  double ours = 0;  // seconds
-  double raw = 0;
-};
-
-void print_row(std::uint32_t n, std::size_t m, const Row& r) {
-  const double ours = r.work / r.ours / 1e6;
-  const double raw = r.work / r.raw / 1e6;
-  fmt::print("{:>9} {:>10}  {:<22} {:>9.1f} {:>9.1f} {:>9.2f} {:>9.2f} {:>6.0f}%\n", n, m, r.algorithm,
-             ours, raw, r.ours * 1e3, r.raw * 1e3, 100.0 * r.raw / r.ours);
-  report.algorithms.push_back({n, m, r.algorithm, ours * 1e6, raw * 1e6, r.ours * 1e3, r.raw * 1e3});
+std::string operation_title(Operation op, const Case& c) {
+  switch (op) {
+    case Operation::bfs: return "bfs (ms)";
+    case Operation::components: return "components, weak (ms)";
+    case Operation::page_rank: return fmt::format("page_rank {} iter (ms)", kPageRankIterations);
+    case Operation::shortest_path: return fmt::format("shortest_path {} hops (ms)", c.query.target_depth);
+  }
+  return {};
 }
 
-double ns_per_op(std::size_t ops, const std::function<void()>& fn, int repeats) {
-  return time_median(repeats, fn) * 1e9 / static_cast<double>(ops);
+/// "agree: reached 1000000, depth 7", or which contender said what.
+std::pair<bool, std::string> agreement(const std::vector<std::string>& names, const std::vector<OperationFigures>& figures) {
+  std::vector<std::pair<std::string, std::string>> groups;  // result, contenders
+  for (std::size_t i = 0; i < figures.size(); ++i) {
+    if (!figures[i].ran) continue;
+    auto at = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == figures[i].result; });
+    if (at == groups.end()) {
+      groups.emplace_back(figures[i].result, names[i]);
+    } else {
+      at->second += ", " + names[i];
+    }
+  }
+  if (groups.size() == 1) return {true, "agree: " + groups.front().first};
+  std::string text = "DIFFER:";
+  for (const auto& [result, who] : groups) text += fmt::format(" {} say {};", who, result);
+  text.pop_back();
+  return {false, text};
 }
 
-}  // namespace
+class Table {
+ public:
+  Table(const Settings& s, Json& json, std::vector<Target>& targets) : s_(s), json_(json), targets_(targets) {}
 
-void write_json(const Settings& s, const std::vector<Target>& targets, const std::string& command,
-                const std::string& date, const std::string& load_at_start, double seconds) {
-  bench::Json json;
-  json.begin_object();
-  json.field("command", command).field("date", date).field("commit", bench::source_commit());
-  json.field("cores", static_cast<std::int64_t>(sysconf(_SC_NPROCESSORS_ONLN)));
-  json.field("load_average_start", load_at_start).field("load_average_end", bench::load_average());
-  json.field("seconds", seconds).field("peak_rss_bytes", status_bytes("VmHWM"));
-  json.field("generator", s.generator).field("degree", static_cast<std::int64_t>(s.degree));
-  json.field("repeats", s.repeats).field("seed", static_cast<std::uint64_t>(s.seed));
-  json.field("lookups_per_run", static_cast<std::uint64_t>(s.lookups));
-  json.begin_array("sizes");
-  for (auto n : s.sizes) json.field("", static_cast<std::int64_t>(n));
-  json.end_array();
-  if (report.memory) {
-    const auto& m = *report.memory;
-    json.begin_object("memory")
-        .field("vertices", static_cast<std::int64_t>(m.vertices))
-        .field("edges", static_cast<std::uint64_t>(m.edges))
-        .field("bytes_per_vertex_peak", m.vertex_peak)
-        .field("bytes_per_vertex_resident", m.vertex_resident)
-        .field("bytes_per_edge_peak", m.edge_peak)
-        .field("bytes_per_edge_resident", m.edge_resident)
-        .field("snapshot_bytes_per_edge", m.snapshot_per_edge)
-        .end_object();
-  }
-  json.begin_array("algorithms");
-  for (const auto& a : report.algorithms) {
-    json.begin_object()
-        .field("vertices", static_cast<std::int64_t>(a.vertices))
-        .field("edges", static_cast<std::uint64_t>(a.edges))
-        .field("algorithm", a.algorithm)
-        .field("ours_edges_per_s", a.ours_edges_per_s)
-        .field("raw_edges_per_s", a.raw_edges_per_s)
-        .field("ours_ms", a.ours_ms)
-        .field("raw_ms", a.raw_ms)
-        .end_object();
-  }
-  json.end_array();
-  json.begin_array("snapshot");
-  for (const auto& r : report.snapshots) {
-    json.begin_object()
-        .field("vertices", static_cast<std::int64_t>(r.vertices))
-        .field("first_ms", r.first_ms)
-        .field("second_ms", r.second_ms)
-        .field("later_ms", r.later_ms)
-        .end_object();
-  }
-  json.end_array();
-  json.begin_array("lookups");
-  for (const auto& r : report.lookups) {
-    json.begin_object()
-        .field("vertices", static_cast<std::int64_t>(r.vertices))
-        .field("find_vertex_by_id_ns", r.by_id_ns)
-        .field("indexed_ns", r.indexed_ns)
-        .field("unindexed_ns", r.unindexed_ns)
-        .end_object();
-  }
-  json.end_array();
-  json.begin_array("targets");
-  for (const auto& t : targets) {
-    const bool met = t.at_least ? t.value >= t.bound : t.value < t.bound;
-    json.begin_object()
-        .field("target", t.what)
-        .field("value", t.value)
-        .field("bound", t.bound)
-        .field("at_least", t.at_least)
-        .field("met", met)
-        .end_object();
-  }
-  json.end_array();
-  json.end_object();
-  std::ofstream out(s.json);
-  out << json.str() << '\n';
-  if (!out) {
-    fmt::print(stderr, "propgraph-scale: cannot write {}\n", s.json);
-    return;
-  }
-  fmt::print("results: {}\n", s.json);
-}
+  /// Load, operations and the propgraph-only sections for one generated graph.
+  void run(const std::string& generator, std::uint32_t n) {
+    const auto list = make_graph(s_, generator, n);
+    Case c{generator, n, list.edges.size(), choose_query(list)};
+    fmt::print("== {} graph: {} vertices, {} edges (seed {}, {} per vertex) ==\n", generator_title(generator), n,
+               c.edges, s_.seed, s_.degree);
+    fmt::print("bfs and shortest_path start at vertex {} (out-degree {}, the highest); shortest_path ends at vertex {}, "
+               "{} hops away\n\n",
+               c.query.source, c.query.source_out_degree, c.query.target, c.query.target_depth);
 
-int main(int argc, char** argv) {
-  const Settings s = parse(argc, argv);
-  const std::string command = bench::command_line(argc, argv);
-  const std::string date = bench::local_date();
-  const std::string load_at_start = bench::load_average();
-  const auto started = std::chrono::steady_clock::now();
-  fmt::print("propgraph-scale: {} graph, {} edges per vertex, seed {}, medians of {} runs (thread CPU time)\n\n", s.generator,
-             s.degree, s.seed, s.repeats);
-  std::vector<Target> targets;
-  if (s.memory) measure_memory(s, targets);
+    auto propgraph = std::make_unique<PropgraphContender>(bare_options());
+    std::vector<Contender*> all;
+    std::vector<std::unique_ptr<Contender>> peers;
+    if (s_.has("propgraph")) all.push_back(propgraph.get());
+    if (s_.has("csr")) peers.push_back(make_boost_csr());
+    if (s_.has("igraph")) peers.push_back(make_igraph());
+    if (s_.has("graphblas")) peers.push_back(make_graphblas());
+    for (auto& p : peers) all.push_back(p.get());
+    std::vector<std::string> names;
+    for (auto* contender : all) names.emplace_back(contender->name());
 
-  fmt::print("{:>9} {:>10}  {:<22} {:>9} {:>9} {:>9} {:>9} {:>7}\n", "vertices", "edges", "algorithm",
-             "ours Me/s", "raw Me/s", "ours ms", "raw ms", "ratio");
-  std::vector<std::string> lookup_lines;
-  std::vector<std::string> snapshot_lines;
-  for (std::uint32_t n : s.sizes) {
-    const auto list = make_graph(s, n);
-    const std::size_t m = list.edges.size();
-    const Csr csr(boost::edges_are_unsorted_multi_pass, list.edges.begin(), list.edges.end(), n);
-    MemoryGraph g("scale");
-    const auto ids = generate::load(g, list, load_options());
+    print_header(all);
+    load(c, list, all, names);
+    if (s_.has("propgraph")) {
+      // The steady state of repeated reads: two whole-graph calls after the load earn and build
+      // MemoryGraph's adjacency snapshot, which every timed call then uses (the snapshot lines
+      // below show the calls after a write).
+      (void)propgraph->graph().connected_components();
+      (void)propgraph->graph().connected_components();
+    }
+    for (Operation op : kOperations) {
+      if (s_.runs(operation_name(op))) operation(c, op, all, names);
+    }
+    print_ratios(all);
+    print_notes(all);
 
-    // Far pair: the source is vertex 0, the target the last vertex its BFS reaches.
-    RawBfs state;
-    raw_bfs(csr, 0, state);
-    std::size_t far = 0;
-    double reached_edges = 0;
-    for (std::size_t v = 0; v < n; ++v) {
-      if (state.color[v] == boost::white_color) continue;
-      reached_edges += static_cast<double>(boost::out_degree(v, csr));
-      if (state.depth[v] > state.depth[far]) far = v;
+    if (s_.has("propgraph")) {
+      if (s_.runs("snapshot")) snapshot(c, *propgraph);
+      propgraph->clear();
+      for (auto& p : peers) p->clear();
+      if (s_.runs("memory") || s_.runs("lookups")) with_properties(c, list);
     }
+    fmt::print("\n");
+    std::fflush(stdout);
+  }
 
-    std::vector<Row> rows;
-    if (s.runs("bfs")) {
-      const TraversalOptions unlimited{.max_depth = std::numeric_limits<int>::max(),
-                                       .max_vertices = std::numeric_limits<std::size_t>::max()};
-      Row r{"bfs", reached_edges};
-      r.ours = time_median(s.repeats, [&] { keep(g.bfs(ids[0], unlimited)); });
-      r.raw = time_median(s.repeats, [&] { raw_bfs(csr, 0, state); keep(state); });
-      rows.push_back(r);
+ private:
+  static constexpr int kNameWidth = 28;
+  static constexpr int kCellWidth = 12;
+
+  void print_header(const std::vector<Contender*>& all) {
+    fmt::print("{:<{}}", "", kNameWidth);
+    for (auto* contender : all) fmt::print("{:>{}}", contender->name(), kCellWidth);
+    fmt::print("\n");
+    for (auto* contender : all) {
+      if (auto why = contender->missing()) fmt::print("  {}: n/a ({})\n", contender->name(), *why);
     }
-    if (s.runs("components")) {
-      Row r{"connected_components", static_cast<double>(m)};
-      r.ours = time_median(s.repeats, [&] { keep(g.connected_components()); });
-      std::vector<std::size_t> rank(n);
-      std::vector<std::size_t> parent(n);
-      r.raw = time_median(s.repeats, [&] {
-        const boost::typed_identity_property_map<std::size_t> index;
-        auto rank_map = boost::make_iterator_property_map(rank.begin(), index);
-        auto parent_map = boost::make_iterator_property_map(parent.begin(), index);
-        boost::disjoint_sets<decltype(rank_map), decltype(parent_map)> sets(rank_map, parent_map);
-        boost::initialize_incremental_components(csr, sets);
-        boost::incremental_components(csr, sets);
-        // Component of every vertex (what connected_components reports), fully compressed.
-        for (std::size_t v = 0; v < n; ++v) parent[v] = sets.find_set(v);
-        keep(parent);
-      });
-      rows.push_back(r);
+    times_.assign(kOperations.size() + 1, std::vector<std::optional<double>>(all.size()));
+    ran_.clear();
+    missing_.clear();
+    for (auto* contender : all) missing_.push_back(contender->missing().has_value());
+  }
+
+  /// The section about to run, on stderr: a run takes a while (and a profiler can wait for it).
+  static void progress(const Case& c, std::string_view section) {
+    fmt::print(stderr, "propgraph-scale: {} {}: {}\n", c.generator, c.vertices, section);
+  }
+
+  /// One line: a title and a cell per contender from column `first` on: "n/a" where the build
+  /// lacks the contender, "-" where it has no figure.
+  void print_row(std::string_view title, const std::vector<std::optional<double>>& values, std::string_view tail = {},
+                 std::size_t first = 0) {
+    fmt::print("{:<{}}", title, kNameWidth);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      fmt::print("{:>{}}", missing_[first + i] ? std::string("n/a") : cell(values[i]), kCellWidth);
     }
-    if (s.runs("page_rank")) {
-      const PageRankOptions pr{.iterations = 20, .tolerance = 0.0};
-      Row r{"page_rank (20 iter)", 20.0 * static_cast<double>(m)};
-      r.ours = time_median(s.repeats, [&] { keep(g.page_rank(pr)); });
-      std::vector<double> rank(n);
-      r.raw = time_median(s.repeats, [&] {
-        boost::graph::page_rank(csr, boost::make_iterator_property_map(rank.begin(), boost::get(boost::vertex_index, csr)),
-                                boost::graph::n_iterations(20), 0.85, n);
-        keep(rank);
-      });
-      rows.push_back(r);
+    if (!tail.empty()) fmt::print("  {}", tail);
+    fmt::print("\n");
+  }
+
+  void load(const Case& c, const generate::EdgeList& list, const std::vector<Contender*>& all,
+            const std::vector<std::string>& names) {
+    progress(c, "load");
+    const std::size_t k = all.size();
+    std::vector<LoadFigures> figures(k);
+    std::vector<std::size_t> available;
+    for (std::size_t i = 0; i < k; ++i) {
+      if (!all[i]->missing()) available.push_back(i);
     }
-    if (s.runs("shortest_path")) {
-      const PathOptions unbounded{.direction = Direction::out, .max_depth = std::numeric_limits<int>::max()};
-      Row r{fmt::format("shortest_path ({} hops)", state.depth[far]), reached_edges};
-      r.ours = time_median(s.repeats, [&] { keep(g.shortest_path(ids[0], ids[far], unbounded)); });
-      r.raw = time_median(s.repeats, [&] { raw_bfs(csr, 0, state, far); keep(state); });
-      rows.push_back(r);
+    if (!s_.runs("load")) {
+      for (auto i : available) all[i]->load(list);  // untimed: the operations need the graphs
+      return;
     }
-    if (s.runs("components")) {
-      // After a write the adjacency snapshot is stale: the first whole-graph call runs on the
-      // live lists, the second builds a new snapshot and runs on it, later calls reuse it.
-      std::vector<double> first;
-      std::vector<double> second;
-      for (int r = 0; r < s.repeats; ++r) {
-        g.delete_vertex("Person", g.create_vertex("Person").id);  // changes the adjacency
-        double t0 = thread_seconds();
-        keep(g.connected_components());
-        first.push_back(thread_seconds() - t0);
-        t0 = thread_seconds();
-        keep(g.connected_components());
-        second.push_back(thread_seconds() - t0);
-      }
-      const auto later = std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.algorithm == "connected_components"; });
-      report.snapshots.push_back({n, median(first) * 1e3, median(second) * 1e3, later->ours * 1e3});
-      snapshot_lines.push_back(fmt::format(
-          "{:>9}  connected_components after a write: 1st (live lists) {:>7.1f} ms, 2nd (builds the snapshot) {:>7.1f} ms, later {:>7.1f} ms",
-          n, median(first) * 1e3, median(second) * 1e3, later->ours * 1e3));
+    // Each round clears and reloads every contender in turn; the last round's graphs stay.
+    std::vector<double> base(k);
+    auto timings = take_turns(
+        available.size(), 0, s_.load_repeats, [&](std::size_t j) { all[available[j]]->load(list); },
+        [&](std::size_t j) {
+          all[available[j]]->clear();
+          base[j] = static_cast<double>(bench::reset_peak_rss());
+        },
+        [&](std::size_t j) {
+          auto& f = figures[available[j]];
+          f.peak.push_back(static_cast<double>(bench::proc_status_bytes("VmHWM")) - base[j]);
+          // Kept: after the allocator returns what the load freed (its input buffers).
+          f.kept.push_back(static_cast<double>(bench::reset_peak_rss()) - base[j]);
+          f.library = all[available[j]]->library_bytes();
+        });
+    for (std::size_t j = 0; j < available.size(); ++j) figures[available[j]].time = std::move(timings[j]);
+
+    std::vector<std::optional<double>> ms(k), kept(k), peak(k), rate(k), per_edge(k);
+    for (auto i : available) {
+      const auto& f = figures[i];
+      ms[i] = f.time.median() * 1e3;
+      rate[i] = static_cast<double>(c.edges) / f.time.median() / 1e6;
+      kept[i] = bench::median(f.kept) / kMiB;
+      peak[i] = bench::median(f.peak) / kMiB;
+      per_edge[i] = bench::median(f.kept) / static_cast<double>(c.edges);
+      times_[0][i] = f.time.median();
+      if (f.time.other_threads()) warnings_.push_back(fmt::format("{} load", names[i]));
+      begin_row(json_, c, "load", "load")
+          .field("contender", names[i])
+          .field("unit", "s")
+          .field("median", f.time.median())
+          .field("process_cpu_median", f.time.process_median());
+      samples(json_, "samples", f.time.thread);
+      json_.field("kept_bytes_median", bench::median(f.kept)).field("peak_growth_bytes_median", bench::median(f.peak));
+      samples(json_, "kept_bytes", f.kept);
+      samples(json_, "peak_growth_bytes", f.peak);
+      if (f.library) json_.field("library_bytes", *f.library);
+      json_.end_object();
     }
-    for (const auto& r : rows) {
-      print_row(n, m, r);
-      if (n == s.sizes.back() && r.algorithm.find("shortest") == std::string::npos) {
-        targets.push_back({fmt::format("{} at {} vertices: ours / raw CSR", r.algorithm, n), 100.0 * r.raw / r.ours, 50.0, true});
+    print_row("load (ms)", ms);
+    print_row("  M edges/s", rate);
+    print_row("  RSS kept (MiB)", kept);
+    print_row("  RSS peak growth (MiB)", peak);
+    print_row("  kept B per edge", per_edge);
+    for (auto i : available) {
+      if (figures[i].library) {
+        fmt::print("  ({} counts {:.1f} MiB itself)\n", names[i], *figures[i].library / kMiB);
       }
     }
+    if (!available.empty() && available.front() == 0 && s_.has("propgraph")) {
+      const auto& f = figures[0];
+      const double rate0 = static_cast<double>(c.edges) / f.time.median();
+      if (c.vertices == s_.sizes.back()) {
+        targets_.push_back({fmt::format("{} {}: propgraph load, M edges/s", c.generator, c.vertices), rate0 / 1e6, 10.0, true});
+        targets_.push_back({fmt::format("{} {}: propgraph B per edge, no properties", c.generator, c.vertices),
+                            bench::median(f.kept) / static_cast<double>(c.edges), 40.0, false});
+        targets_.push_back({fmt::format("{} {}: propgraph load peak / kept RSS", c.generator, c.vertices),
+                            bench::median(f.peak) / bench::median(f.kept), 1.3, false});
+      }
+    }
+  }
 
-    if (!s.runs("lookups")) continue;
-    // Point lookups over random vertices.
-    std::mt19937_64 random(s.seed);
-    std::vector<std::uint32_t> picks(s.lookups);
-    for (auto& p : picks) p = static_cast<std::uint32_t>(random() % n);
+  void operation(const Case& c, Operation op, const std::vector<Contender*>& all, const std::vector<std::string>& names) {
+    progress(c, operation_name(op));
+    std::vector<OperationFigures> figures(all.size());
+    std::vector<std::size_t> running;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (!all[i]->missing() && all[i]->runs(op)) running.push_back(i);
+    }
+    auto timings = take_turns(running.size(), kWarmups, s_.repeats, [&](std::size_t j) { all[running[j]]->run(op, c.query); });
+    std::vector<std::optional<double>> ms(all.size());
+    for (std::size_t j = 0; j < running.size(); ++j) {
+      auto& f = figures[running[j]];
+      f.ran = true;
+      f.time = std::move(timings[j]);
+      f.result = all[running[j]]->result(op);
+      ms[running[j]] = f.time.median() * 1e3;
+      times_[static_cast<std::size_t>(op) + 1][running[j]] = f.time.median();
+      if (f.time.other_threads()) warnings_.push_back(fmt::format("{} {}", names[running[j]], operation_name(op)));
+    }
+    const auto [agree, text] = agreement(names, figures);
+    print_row(operation_title(op, c), ms, text);
+    ran_.push_back(op);
+    for (auto i : running) {
+      const auto& f = figures[i];
+      begin_row(json_, c, "operations", operation_name(op))
+          .field("contender", names[i])
+          .field("unit", "s")
+          .field("median", f.time.median())
+          .field("process_cpu_median", f.time.process_median());
+      samples(json_, "samples", f.time.thread);
+      json_.field("result", f.result).field("agrees", agree).field("note", all[i]->note(op));
+      if (op == Operation::bfs || op == Operation::shortest_path) {
+        json_.field("source", static_cast<std::uint64_t>(c.query.source)).field("target", static_cast<std::uint64_t>(c.query.target));
+      }
+      json_.end_object();
+    }
+    // Targets: propgraph at least as fast as raw Boost CSR (bfs, components, page_rank) and as
+    // GraphBLAS (bfs, page_rank) at the largest size.
+    if (!s_.has("propgraph") || c.vertices != s_.sizes.back() || op == Operation::shortest_path || !figures[0].ran) return;
+    for (std::size_t i = 1; i < all.size(); ++i) {
+      const bool wanted = names[i] == "Boost CSR" || (names[i] == "GraphBLAS" && op != Operation::components);
+      if (!wanted || !figures[i].ran) continue;
+      targets_.push_back({fmt::format("{} {}: {} {} / propgraph time, %", c.generator, c.vertices, operation_name(op), names[i]),
+                          100.0 * figures[i].time.median() / figures[0].time.median(), 100.0, true});
+    }
+  }
+
+  void print_ratios(const std::vector<Contender*>& all) {
+    if (all.size() < 2 || all.front()->name() != "propgraph") return;
+    fmt::print("\npeer time / propgraph time (>= 100 %: propgraph at least as fast)\n");
+    fmt::print("{:<{}}", "", kNameWidth);
+    for (std::size_t i = 1; i < all.size(); ++i) fmt::print("{:>{}}", all[i]->name(), kCellWidth);
+    fmt::print("\n");
+    auto line = [&](std::string_view title, const std::vector<std::optional<double>>& t) {
+      std::vector<std::optional<double>> ratios;
+      for (std::size_t i = 1; i < all.size(); ++i) {
+        ratios.push_back(t[0] && t[i] ? std::optional<double>(100.0 * *t[i] / *t[0]) : std::nullopt);
+      }
+      print_row(title, ratios, {}, 1);
+    };
+    if (s_.runs("load")) line("load", times_[0]);
+    for (Operation op : ran_) line(operation_name(op), times_[static_cast<std::size_t>(op) + 1]);
+  }
+
+  void print_notes(const std::vector<Contender*>& all) {
+    for (Operation op : ran_) {
+      for (auto* contender : all) {
+        if (contender->missing() || !contender->runs(op)) continue;
+        if (auto note = contender->note(op); !note.empty()) fmt::print("  {} {}: {}\n", contender->name(), operation_name(op), note);
+      }
+    }
+    for (const auto& w : warnings_) {
+      fmt::print("  warning: {} used more CPU time in the process than on its thread: it ran threads of its own\n", w);
+    }
+    warnings_.clear();
+  }
+
+  /// After a write the adjacency snapshot is stale: the first whole-graph call runs on the
+  /// live lists, the second builds a new snapshot and runs on it, later calls reuse it.
+  void snapshot(const Case& c, PropgraphContender& propgraph) {
+    progress(c, "snapshot");
+    MemoryGraph& g = propgraph.graph();
+    Timing first;
+    Timing second;
+    Timing later;
+    for (int r = 0; r < s_.repeats; ++r) {
+      g.delete_vertex("Person", g.create_vertex("Person").id);  // changes the adjacency
+      first.measure([&] { (void)g.connected_components(); });
+      second.measure([&] { (void)g.connected_components(); });
+      later.measure([&] { (void)g.connected_components(); });
+    }
+    fmt::print("\npropgraph components after a write: 1st call (live lists) {:.1f} ms, 2nd (builds the snapshot) "
+               "{:.1f} ms, 3rd {:.1f} ms\n",
+               first.median() * 1e3, second.median() * 1e3, later.median() * 1e3);
+    const std::array<std::pair<std::string_view, const Timing*>, 3> calls{
+        {{"first_after_write", &first}, {"second_after_write", &second}, {"third_after_write", &later}}};
+    for (const auto& [name, timing] : calls) {
+      begin_row(json_, c, "snapshot", name).field("contender", "propgraph").field("operation", "components");
+      json_.field("unit", "s").field("median", timing->median());
+      samples(json_, "samples", timing->thread);
+      json_.end_object();
+    }
+  }
+
+  /// MemoryGraph with two small properties per element: memory per vertex and per edge, and
+  /// point lookups.
+  void with_properties(const Case& c, const generate::EdgeList& list) {
+    progress(c, "memory");
+    PropgraphContender propgraph(property_options());
+    Timing time;
+    PhaseMemory m;
+    time.measure([&] { m = propgraph.load_measured(list); });
+    const double n = c.vertices;
+    const double e = static_cast<double>(c.edges);
+    fmt::print("\npropgraph with two small properties per element: load {:.1f} ms ({:.2f} M edges/s)\n", time.median() * 1e3,
+               e / time.median() / 1e6);
+    fmt::print("  per vertex: {:.1f} B kept, {:.1f} B peak growth; per edge: {:.1f} B kept, {:.1f} B peak growth\n",
+               m.vertex_kept / n, m.vertex_peak / n, m.edge_kept / e, m.edge_peak / e);
+    const std::array<std::tuple<std::string_view, double, std::string_view>, 4> memory{
+        {{"vertex_kept", m.vertex_kept / n, "B/vertex"},
+         {"vertex_peak_growth", m.vertex_peak / n, "B/vertex"},
+         {"edge_kept", m.edge_kept / e, "B/edge"},
+         {"edge_peak_growth", m.edge_peak / e, "B/edge"}}};
+    for (const auto& [name, value, unit] : memory) {
+      begin_row(json_, c, "memory_per_element", name).field("contender", "propgraph").field("unit", unit).field("median", value);
+      json_.field("properties", "two small ones per element").end_object();
+    }
+    begin_row(json_, c, "memory_per_element", "load_with_properties").field("contender", "propgraph").field("unit", "s");
+    json_.field("median", time.median()).end_object();
+    if (c.vertices == s_.sizes.back()) {
+      targets_.push_back({fmt::format("{} {}: B per vertex, two properties", c.generator, c.vertices), m.vertex_kept / n, 100.0, false});
+      targets_.push_back({fmt::format("{} {}: B per edge, two properties", c.generator, c.vertices), m.edge_kept / e, 64.0, false});
+    }
+    if (s_.runs("lookups")) {
+      progress(c, "lookups");
+      lookups(c, propgraph);
+    }
+  }
+
+  void lookups(const Case& c, PropgraphContender& propgraph) {
+    MemoryGraph& g = propgraph.graph();
+    const auto& ids = propgraph.ids();
+    std::mt19937_64 random(s_.seed);
+    std::vector<std::uint32_t> picks(s_.lookups);
+    for (auto& p : picks) p = static_cast<std::uint32_t>(random() % c.vertices);
     // The ids a service would receive in requests, one after another.
     std::vector<ElementId> requests;
     requests.reserve(picks.size());
     for (auto p : picks) requests.push_back(ids[p]);
     std::size_t found = 0;
-    const double by_id = ns_per_op(requests.size(), [&] {
+    auto per_op = [&](std::size_t ops, const std::function<void()>& fn) {
+      Timing t = take_turns(1, kWarmups, s_.repeats, [&](std::size_t) { fn(); }).front();
+      for (auto& v : t.thread) v /= static_cast<double>(ops);
+      return t;
+    };
+    const Timing by_id = per_op(requests.size(), [&] {
       for (const auto& id : requests) found += g.find_vertex_by_id("Person", id).has_value();
-    }, s.repeats);
+    });
     std::vector<Properties> filters;
     filters.reserve(picks.size());
     for (auto p : picks) filters.push_back(Properties{{"name", fmt::format("p{}", p)}});
     // Without the index the same filter scans every Person: a few calls suffice.
     const std::size_t scans = std::min<std::size_t>(filters.size(), 20);
-    const double unindexed = ns_per_op(scans, [&] {
+    const Timing unindexed = per_op(scans, [&] {
       for (std::size_t i = 0; i < scans; ++i) found += g.find_vertices_by_label("Person", filters[i]).size();
-    }, s.repeats);
+    });
     g.create_index("Person", "name");
-    const double indexed = ns_per_op(picks.size(), [&] {
+    const Timing indexed = per_op(filters.size(), [&] {
       for (const auto& f : filters) found += g.find_vertices_by_label("Person", f).size();
-    }, s.repeats);
-    keep(found);
-    report.lookups.push_back({n, by_id, indexed, unindexed});
-    lookup_lines.push_back(fmt::format(
-        "{:>9}  find_vertex_by_id {:>7.0f} ns/op   find_vertices_by_label(name) indexed {:>7.0f} ns/op, unindexed {:>10.0f} ns/op",
-        n, by_id, indexed, unindexed));
-    if (n == s.sizes.back()) {
-      targets.push_back({fmt::format("find_vertex_by_id at {} vertices (ns)", n), by_id, 200.0, false});
+    });
+    if (found == 0) throw std::logic_error("lookups found nothing");
+    fmt::print("  point lookups ({} random vertices per run): find_vertex_by_id {:.0f} ns, find_vertices_by_label(name) "
+               "indexed {:.0f} ns, unindexed {:.0f} ns\n",
+               s_.lookups, by_id.median() * 1e9, indexed.median() * 1e9, unindexed.median() * 1e9);
+    const std::array<std::pair<std::string_view, const Timing*>, 3> rows{
+        {{"find_vertex_by_id", &by_id}, {"find_vertices_by_label_indexed", &indexed}, {"find_vertices_by_label_unindexed", &unindexed}}};
+    for (const auto& [name, timing] : rows) {
+      begin_row(json_, c, "lookups", name).field("contender", "propgraph").field("unit", "s/op").field("median", timing->median());
+      samples(json_, "samples", timing->thread);
+      json_.end_object();
+    }
+    if (c.vertices == s_.sizes.back()) {
+      targets_.push_back({fmt::format("{} {}: find_vertex_by_id, ns", c.generator, c.vertices), by_id.median() * 1e9, 150.0, false});
+      targets_.push_back({fmt::format("{} {}: indexed find_vertices_by_label, ns", c.generator, c.vertices),
+                          indexed.median() * 1e9, 300.0, false});
     }
   }
-  if (!snapshot_lines.empty()) {
-    fmt::print("\nadjacency snapshot:\n");
-    for (const auto& line : snapshot_lines) fmt::print("{}\n", line);
-  }
-  fmt::print("\npoint lookups (random vertices, {} per run):\n", s.lookups);
-  for (const auto& line : lookup_lines) fmt::print("{}\n", line);
 
-  fmt::print("\ntargets:\n");
-  for (const auto& t : targets) {
-    const bool met = t.at_least ? t.value >= t.bound : t.value < t.bound;
-    fmt::print("  {:<58} {:>8.1f}  ({} {})  {}\n", t.what, t.value, t.at_least ? ">=" : "<", t.bound,
-               met ? "met" : "MISSED");
+  const Settings& s_;
+  Json& json_;
+  std::vector<Target>& targets_;
+  std::vector<std::vector<std::optional<double>>> times_;  // [load, operations...][contender], seconds
+  std::vector<Operation> ran_;
+  std::vector<bool> missing_;  // per contender column
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Settings s = parse(argc, argv);
+  std::string command = "propgraph-scale";
+  for (int i = 1; i < argc; ++i) command += fmt::format(" {}", argv[i]);
+  const std::string started_at = utc_now();
+  const std::string load_at_start = bench::load_average();
+  const std::string commit = command_output("git -C '" PROPGRAPH_SOURCE_DIR "' rev-parse HEAD 2>/dev/null");
+  const bool dirty = !command_output("git -C '" PROPGRAPH_SOURCE_DIR "' status --porcelain --untracked-files=no 2>/dev/null").empty();
+  const auto started = std::chrono::steady_clock::now();
+  fmt::print("{}\n{}, commit {}{}, load average at start {}\n", command, started_at, commit.empty() ? "unknown" : commit,
+             dirty ? " (with uncommitted changes)" : "", load_at_start);
+  fmt::print("{} edges per vertex, seed {}; CPU time of the calling thread, medians of {} runs after {} warm-ups "
+             "(loads: {} runs), contenders taking turns\n\n",
+             s.degree, s.seed, s.repeats, kWarmups, s.load_repeats);
+
+  Json json;
+  json.begin_object();
+  json.field("benchmark", "propgraph-scale").field("command", command).field("date", started_at);
+  json.field("load_average_start", load_at_start).field("commit", commit).field("commit_dirty", dirty);
+  json.field("cores", static_cast<std::int64_t>(sysconf(_SC_NPROCESSORS_ONLN)));
+  json.begin_object("settings")
+      .field("degree", static_cast<std::uint64_t>(s.degree))
+      .field("seed", s.seed)
+      .field("repeats", s.repeats)
+      .field("load_repeats", s.load_repeats)
+      .field("warmups", kWarmups)
+      .field("page_rank_iterations", kPageRankIterations)
+      .field("page_rank_damping", kPageRankDamping)
+      .field("clock", "CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID)")
+      .field("memory", "RSS growth from /proc/self/status (VmRSS; VmHWM reset through /proc/self/clear_refs)")
+      .end_object();
+  json.begin_object("tables")
+      .field("load", "each contender builds its graph from the edge list: median seconds; RSS kept after the load "
+                     "and its peak growth during it, bytes; library_bytes: the library's own count")
+      .field("operations", "name = bfs, components, page_rank or shortest_path on the loaded graph: median seconds; "
+                           "result: what it found, in words every contender shares; agrees: all results equal")
+      .field("snapshot", "propgraph components calls after a write: 1st on the live lists, 2nd builds the snapshot")
+      .field("memory_per_element", "propgraph with two small properties per element: RSS per vertex and per edge")
+      .field("lookups", "propgraph point lookups of random vertices: median seconds per call")
+      .end_object();
+  json.begin_array("contenders");
+  for (const auto& contender : {make_boost_csr(), make_igraph(), make_graphblas()}) {
+    json.begin_object().field("name", contender->name()).field("version", contender->version());
+    if (auto why = contender->missing()) json.field("missing", *why);
+    for (Operation op : kOperations) {
+      if (auto note = contender->note(op); !note.empty()) json.field(fmt::format("note_{}", operation_name(op)), note);
+    }
+    json.end_object();
   }
-  fmt::print("\npeak resident memory of this run: {:.2f} GiB\n", static_cast<double>(status_bytes("VmHWM")) / (1 << 30));
-  write_json(s, targets, command, date, load_at_start,
-             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  json.begin_object().field("name", "propgraph").field("version", propgraph::version_string).end_object();
+  json.end_array();
+  json.begin_array("rows");
+
+  std::vector<Target> targets;
+  Table table(s, json, targets);
+  for (const auto& generator : s.generators) {
+    for (std::uint32_t n : s.sizes) table.run(generator, n);
+  }
+  json.end_array();
+
+  if (!targets.empty()) {
+    fmt::print("targets (largest size):\n");
+    json.begin_array("targets");
+    for (const auto& t : targets) {
+      fmt::print("  {:<66} {:>9.{}f}  ({} {})  {}\n", t.what, t.value, t.value < 10 ? 2 : 1, t.at_least ? ">=" : "<=", t.bound,
+                 t.met() ? "met" : "MISSED");
+      json.begin_object().field("target", t.what).field("value", t.value).field("bound", t.bound);
+      json.field("comparison", t.at_least ? ">=" : "<=").field("met", t.met()).end_object();
+    }
+    json.end_array();
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const std::string load_at_end = bench::load_average();
+  const double peak = static_cast<double>(bench::proc_status_bytes("VmHWM"));
+  fmt::print("\nran in {:.0f} s; load average at end {}; peak resident memory {:.2f} GiB\n", seconds, load_at_end,
+             peak / (1024.0 * 1024 * 1024));
+  json.field("load_average_end", load_at_end).field("seconds", seconds).field("peak_rss_bytes", peak);
+  json.end_object();
+
+  std::error_code ec;
+  fs::create_directories(s.out_dir, ec);
+  const fs::path path = s.json.value_or(s.out_dir / "propgraph-scale.json");
+  std::ofstream out(path);
+  out << json.str() << '\n';
+  if (!out) {
+    fmt::print(stderr, "propgraph-scale: cannot write {}\n", path.string());
+    return 1;
+  }
+  fmt::print("results: {}\n", path.string());
   return 0;
 }

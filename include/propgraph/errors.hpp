@@ -1,8 +1,11 @@
 // Exception hierarchy shared by every backend, the fiber facade and io.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace propgraph {
 
@@ -48,6 +51,36 @@ class ConnectionError : public Error {
 class ImportError : public Error {
  public:
   using Error::Error;
+};
+
+/// A transaction could not commit because a concurrent one changed what it read or wrote. The
+/// transaction had no effect; running it again may succeed (transact() retries it).
+class TransactionConflict : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A deadline (DeadlineScope) passed before the call could finish. The call had no effect.
+class Timeout : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A durable backend's storage failed (disk full, I/O error) or its files are damaged. file()
+/// and offset() say where, when known. A write that throws it had no effect unless the message
+/// says the graph was closed for writing.
+class StorageError : public Error {
+ public:
+  explicit StorageError(const std::string& what, std::string file = {}, std::optional<std::uint64_t> offset = {})
+      : Error(what), file_(std::move(file)), offset_(offset) {}
+  /// The file concerned, or empty.
+  [[nodiscard]] const std::string& file() const noexcept { return file_; }
+  /// The byte offset in file() where the damage or failure is, when known.
+  [[nodiscard]] std::optional<std::uint64_t> offset() const noexcept { return offset_; }
+
+ private:
+  std::string file_;
+  std::optional<std::uint64_t> offset_;
 };
 
 }  // namespace propgraph

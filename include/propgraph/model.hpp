@@ -93,8 +93,15 @@ class Value {
   Value() noexcept = default;
   Value(std::nullptr_t) noexcept {}  // NOLINT(google-explicit-constructor)
   Value(bool b) noexcept : storage_(b) {}  // NOLINT
+  /// Characters are not values: `Value('A')` would otherwise silently become the bool true.
+  /// Pass a string ("A") or an integer instead. signed/unsigned char count as integers.
+  template <class C>
+    requires(std::same_as<C, char> || std::same_as<C, wchar_t> || std::same_as<C, char8_t> ||
+             std::same_as<C, char16_t> || std::same_as<C, char32_t>)
+  Value(C) = delete;
   template <std::integral I>
-    requires(!std::same_as<I, bool> && !std::same_as<I, char>)
+    requires(!std::same_as<I, bool> && !std::same_as<I, char> && !std::same_as<I, wchar_t> &&
+             !std::same_as<I, char8_t> && !std::same_as<I, char16_t> && !std::same_as<I, char32_t>)
   Value(I i) : storage_(checked_int(i)) {}  // NOLINT
   template <std::floating_point F>
   Value(F f) noexcept : storage_(static_cast<double>(f)) {}  // NOLINT
@@ -263,6 +270,13 @@ struct Path {
   friend bool operator==(const Path&, const Path&) = default;
 };
 
+/// upsert_vertex's result: the vertex as stored after the call, and whether it was created.
+struct Upserted {
+  Vertex vertex;
+  bool created = false;
+  friend bool operator==(const Upserted&, const Upserted&) = default;
+};
+
 /// One page_rank result.
 struct PageRankScore {
   Vertex vertex;
@@ -304,7 +318,18 @@ struct Cycle {
 [[nodiscard]] bool is_valid_label(std::string_view label) noexcept;
 /// Throws InvalidArgument unless is_valid_label(label); `what` names the argument in the message.
 void validate_label(std::string_view label, std::string_view what = "label");
-/// Throws InvalidArgument for an empty property key.
+/// The rule for the text a graph stores, which every backend and file format can carry:
+/// - a string value (also inside a list) is valid UTF-8 without NUL characters;
+/// - a property key is a non-empty string value without control characters (U+0001-U+001F,
+///   U+007F-U+009F) and without the noncharacters U+FFFE and U+FFFF.
+/// Labels keep the stricter is_valid_label rule. Each function returns what breaks the rule,
+/// naming the byte offset ("invalid UTF-8 at byte 3"), or an empty string. O(size).
+[[nodiscard]] std::string string_fault(std::string_view text);
+[[nodiscard]] std::string property_key_fault(std::string_view key);
+/// string_fault of every string `value` holds, lists included.
+[[nodiscard]] std::string value_fault(const Value& value);
+/// Throws InvalidArgument, naming the key, for a property that breaks the text rule above.
+/// Null values store nothing (they remove a key, or are dropped), so their keys are not checked.
 void validate_properties(const Properties& properties);
 
 }  // namespace propgraph

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <type_traits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -13,6 +15,8 @@
 #include "propgraph/options.hpp"
 
 namespace propgraph {
+
+class Transaction;
 
 /// Synchronous property-graph operations over one bound graph.
 ///
@@ -26,6 +30,8 @@ namespace propgraph {
 /// - update_* and delete_* are lookups first: an unknown id or a label that does not match
 ///   (malformed labels included) returns nullopt / false.
 /// - Writes are atomic: a write that throws leaves the graph unchanged.
+/// - Deadlines: every call honours the DeadlineScope (deadline.hpp) of its thread or fiber; a
+///   call that cannot finish in time throws Timeout and has no effect.
 /// - Implementations are safe to call from many threads and fibers at once unless their own
 ///   documentation says otherwise.
 class GraphOperations {
@@ -48,16 +54,31 @@ class GraphOperations {
   virtual Vertex create_vertex(std::string_view label, const Properties& properties = {}) = 0;
   [[nodiscard]] virtual std::optional<Vertex> find_vertex_by_id(std::string_view label,
                                                                 const ElementId& id) = 0;
+  /// The vertex with this id, whatever its label; nullopt when there is none (edge ids and
+  /// malformed ids included).
+  [[nodiscard]] virtual std::optional<Vertex> find_vertex(const ElementId& id) = 0;
   /// Vertices with this label whose properties match `filter` (typed equality; see
-  /// Properties::matches), ascending id.
+  /// Properties::matches), ascending id, paged by `page`. With an index on a filtered key
+  /// (create_index) the cost is O(matches), else O(vertices with the label).
   [[nodiscard]] virtual std::vector<Vertex> find_vertices_by_label(std::string_view label,
-                                                                   const Properties& filter = {}) = 0;
+                                                                   const Properties& filter = {},
+                                                                   const Page& page = {}) = 0;
   /// Merges `properties` into the vertex (null removes a key); nullopt when not found.
   virtual std::optional<Vertex> update_vertex(std::string_view label, const ElementId& id,
                                               const Properties& properties) = 0;
   /// Deletes the vertex and every edge incident to it; false when not found.
   virtual bool delete_vertex(std::string_view label, const ElementId& id) = 0;
   [[nodiscard]] virtual std::int64_t count_vertices(std::string_view label) = 0;
+  /// All vertices of the graph.
+  [[nodiscard]] virtual std::int64_t count_vertices() = 0;
+  /// Finds the vertex of `label` whose properties match `match` (typed, as a filter) and
+  /// merges `properties` into it, or creates one with `match` merged with `properties` (nulls
+  /// dropped). Atomic: concurrent upserts of the same match create one vertex. Throws
+  /// InvalidArgument when several vertices match (naming how many) and on a bad label;
+  /// AlreadyExists when the result would break a unique index. An index on a key of `match`
+  /// makes the lookup O(matches).
+  virtual Upserted upsert_vertex(std::string_view label, const Properties& match,
+                                 const Properties& properties = {}) = 0;
 
   // -- edges -------------------------------------------------------------------------------
   /// Creates `from -[label]-> to`; throws NotFound when an endpoint does not exist.
@@ -65,12 +86,46 @@ class GraphOperations {
                            const Properties& properties = {}) = 0;
   [[nodiscard]] virtual std::optional<Edge> find_edge_by_id(std::string_view label,
                                                             const ElementId& id) = 0;
+  /// The edge with this id, whatever its label; nullopt when there is none.
+  [[nodiscard]] virtual std::optional<Edge> find_edge(const ElementId& id) = 0;
+  /// Edges with this label matching `filter`, ascending id, paged by `page`.
   [[nodiscard]] virtual std::vector<Edge> find_edges_by_label(std::string_view label,
-                                                              const Properties& filter = {}) = 0;
+                                                              const Properties& filter = {},
+                                                              const Page& page = {}) = 0;
+  /// The edges of `vertex` (out: from it, in: to it, both: either), optionally of one label,
+  /// ascending edge id, paged by `query.page`; a self-loop appears once. Empty when the vertex
+  /// does not exist. O(degree of the vertex) at most.
+  [[nodiscard]] virtual std::vector<Edge> incident_edges(const ElementId& vertex,
+                                                         const EdgeQuery& query = {}) = 0;
   virtual std::optional<Edge> update_edge(std::string_view label, const ElementId& id,
                                           const Properties& properties) = 0;
   virtual bool delete_edge(std::string_view label, const ElementId& id) = 0;
   [[nodiscard]] virtual std::int64_t count_edges(std::string_view label) = 0;
+  /// All edges of the graph.
+  [[nodiscard]] virtual std::int64_t count_edges() = 0;
+
+  // -- indexes -------------------------------------------------------------------------------
+  /// Creates an equality index on property `key` of the vertices and the edges labelled
+  /// `label`, existing and future ones. Indexes never change a result, only its cost (filters
+  /// and upsert matches on the key become O(matches)). With `unique`, no two vertices (and no
+  /// two edges) of the label may hold equal (typed) values for the key: a write that would
+  /// break it throws AlreadyExists naming label, key and value, and creating the index over
+  /// existing duplicates throws AlreadyExists and creates nothing. Returns false when an index
+  /// on (label, key) exists already (whatever its options). Throws InvalidArgument for a bad
+  /// label or an empty key.
+  virtual bool create_index(std::string_view label, std::string_view key, const IndexOptions& options = {}) = 0;
+  /// Removes the index on (label, key); false when there is none.
+  virtual bool drop_index(std::string_view label, std::string_view key) = 0;
+  /// Every index, sorted by label, then key.
+  [[nodiscard]] virtual std::vector<IndexInfo> indexes() = 0;
+
+  // -- transactions ----------------------------------------------------------------------------
+  /// Starts a transaction: a GraphOperations whose calls see its own writes and whose writes
+  /// other callers see all at once after commit(), none before. Destroying an open transaction
+  /// rolls it back. Throws InvalidArgument on a Transaction (transactions do not nest). The
+  /// graph must outlive its transactions. Each backend documents its isolation level and what
+  /// concurrent callers wait for.
+  [[nodiscard]] virtual std::unique_ptr<Transaction> begin() = 0;
 
   // -- bulk writes (loaders) ----------------------------------------------------------------
   /// Creates every vertex, all or nothing; returns their ids in input order. Validation is that
@@ -116,5 +171,64 @@ class GraphOperations {
   /// same vertex sequence count as one cycle (through the lowest edge ids).
   [[nodiscard]] virtual std::vector<Cycle> detect_cycles(const CycleOptions& options = {}) = 0;
 };
+
+/// A unit of work over a backend: every GraphOperations call, seeing the transaction's own
+/// writes; commit() makes them all visible at once, rollback() (or destruction while open)
+/// discards them. A write that throws inside a transaction has no effect and leaves the
+/// transaction usable. Once committed or rolled back, every call but rollback() and is_open()
+/// throws InvalidArgument.
+///
+/// - Schema and catalog calls (create_graph, drop_graph, create_index, drop_index) are not
+///   transactional: inside a transaction they throw InvalidArgument. indexes() and
+///   graph_exists() read the committed catalog.
+/// - A transaction is used by one thread or fiber at a time (calls may come from different
+///   ones in turn, e.g. through the fiber facade); concurrent calls on one transaction are
+///   undefined behaviour.
+class Transaction : public GraphOperations {
+ public:
+  /// Makes the writes visible to everyone, atomically. Throws TransactionConflict when a
+  /// concurrent transaction prevents it (nothing was applied; run it again), and the
+  /// backend's errors otherwise. Either way the transaction is closed afterwards.
+  virtual void commit() = 0;
+  /// Discards the writes; does nothing when the transaction is already closed.
+  virtual void rollback() = 0;
+  /// False once committed or rolled back.
+  [[nodiscard]] virtual bool is_open() const noexcept = 0;
+  /// Transactions do not nest: always throws InvalidArgument.
+  [[nodiscard]] std::unique_ptr<Transaction> begin() final;
+};
+
+/// Runs `fn(tx)` in a transaction of `graph` and commits; returns fn's result. An exception
+/// from fn or commit rolls back and propagates, except TransactionConflict, after which the
+/// whole function runs again in a new transaction, up to options.max_attempts times in all
+/// (fn must therefore be safe to repeat). InvalidArgument when max_attempts < 1.
+template <class Fn>
+std::invoke_result_t<Fn&, Transaction&> transact(GraphOperations& graph, Fn&& fn, const TransactOptions& options = {});
+
+namespace detail {
+[[noreturn]] void throw_bad_attempts(int max_attempts);
+}  // namespace detail
+
+template <class Fn>
+std::invoke_result_t<Fn&, Transaction&> transact(GraphOperations& graph, Fn&& fn, const TransactOptions& options) {
+  if (options.max_attempts < 1) detail::throw_bad_attempts(options.max_attempts);
+  for (int attempt = 1;; ++attempt) {
+    std::unique_ptr<Transaction> tx = graph.begin();
+    try {
+      if constexpr (std::is_void_v<std::invoke_result_t<Fn&, Transaction&>>) {
+        fn(*tx);
+        tx->commit();
+        return;
+      } else {
+        auto result = fn(*tx);
+        tx->commit();
+        return result;
+      }
+    } catch (const TransactionConflict&) {
+      tx->rollback();
+      if (attempt >= options.max_attempts) throw;
+    }
+  }
+}
 
 }  // namespace propgraph

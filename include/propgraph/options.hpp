@@ -12,11 +12,31 @@
 
 namespace propgraph {
 
-/// Vertices 1..max_depth hops from the start (max_depth >= 1).
+/// Keyset pagination over a result in ascending id order: the results whose id sorts after
+/// `after` (ElementId's ordering), at most `limit` of them. To walk a whole result, pass the id
+/// of the last element of each page as the next page's `after`; the pages together give exactly
+/// the unpaged result, also while other callers insert (an element present throughout is never
+/// skipped nor returned twice). `after` need not exist any more (a deleted element's id works).
+/// Cost: O(limit) beyond locating `after` where the backend has an index on ids.
+struct Page {
+  std::size_t limit = 0;            ///< at most this many results; 0: no limit
+  std::optional<ElementId> after;   ///< only ids that sort after this one; none: from the start
+};
+
+/// incident_edges: which of a vertex's edges to return.
+struct EdgeQuery {
+  Direction direction = Direction::both;  ///< out: edges from the vertex; in: edges to it
+  std::optional<std::string> edge_label;  ///< only edges with this label
+  Page page = {};
+};
+
+/// Vertices 1..max_depth hops from the start (max_depth >= 1). `page` pages the result (in
+/// its ascending id order); the traversal itself still visits everything within max_depth.
 struct NeighborOptions {
   std::optional<std::string> edge_label;  ///< follow only edges with this label
   Direction direction = Direction::out;
   int max_depth = 1;
+  Page page = {};
 };
 
 /// shortest_path and all_paths. Without weight_property "shortest" means fewest edges and paths
@@ -69,6 +89,25 @@ struct ComponentOptions {
   std::optional<std::string> edge_label;
   bool weakly = true;
   std::size_t min_size = 1;  ///< drop components with fewer vertices
+};
+
+/// create_index. A unique index makes every write that would give two vertices (or two edges)
+/// of the label equal values for the key throw AlreadyExists.
+struct IndexOptions {
+  bool unique = false;
+};
+
+/// One index, as indexes() lists it.
+struct IndexInfo {
+  std::string label;
+  std::string key;
+  bool unique = false;
+  friend bool operator==(const IndexInfo&, const IndexInfo&) = default;
+};
+
+/// transact(): how often to run the function when commits conflict.
+struct TransactOptions {
+  int max_attempts = 3;  ///< >= 1; the last TransactionConflict is rethrown
 };
 
 }  // namespace propgraph

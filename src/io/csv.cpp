@@ -93,12 +93,14 @@ std::optional<Layout> read_header(ImportSession& session, std::uint32_t source,
       column.role = Role::ignore;
     } else if (auto type = detail::parse_csv_type(tag)) {
       column.kind = *type;
-      if (column.name.empty()) header_error(f, "a property column needs a name before the ':'");
     } else {
       header_error(f, fmt::format("unknown type '{}' (expected {})", tag, kKnownTypes));
     }
     const bool stored = column.role == Role::property || (column.role == Role::id && !column.name.empty());
     if (stored) {
+      if (auto fault = property_key_fault(column.name); !fault.empty()) {
+        header_error(f, fmt::format("property name '{}' is invalid: {}", column.name, fault));
+      }
       if (std::find(names.begin(), names.end(), column.name) != names.end()) {
         header_error(f, fmt::format("a second column for property '{}'", column.name));
       }
@@ -213,6 +215,11 @@ void read_csv(ImportSession& session, std::uint32_t source, ElementKind kind) {
         ok = false;
         return std::nullopt;
       }
+      if (auto fault = string_fault(fields[i].text); !fault.empty()) {
+        session.error({source, fields[i].offset}, element(), what, "id: " + fault);
+        ok = false;
+        return std::nullopt;
+      }
       return fields[i].text;
     };
     if (vertices) {
@@ -221,7 +228,11 @@ void read_csv(ImportSession& session, std::uint32_t source, ElementKind kind) {
       from = read_id(layout->start, "from");
       to = read_id(layout->end, "to");
     }
-    std::string_view label_text = layout->label == SIZE_MAX ? std::string_view() : fields[layout->label].text;
+    // An unquoted empty label field gives none (the default applies); a quoted empty one is blank.
+    std::optional<std::string_view> label_text;
+    if (layout->label != SIZE_MAX && (!fields[layout->label].text.empty() || fields[layout->label].quoted)) {
+      label_text = fields[layout->label].text;
+    }
     auto label = session.label(label_text, kind, why);
     if (!label) {
       Location label_at = layout->label == SIZE_MAX ? at : Location{source, fields[layout->label].offset};
@@ -235,7 +246,7 @@ void read_csv(ImportSession& session, std::uint32_t source, ElementKind kind) {
       const CsvColumn& column = columns[i];
       const CsvField& f = fields[i];
       if (f.text.empty() && !f.quoted) continue;  // no such property
-      if (column.role == Role::id) {
+      if (column.role == Role::id) {  // the record's id, checked with it
         entries.emplace_back(column.name, Value(f.text));
         continue;
       }
@@ -245,9 +256,18 @@ void read_csv(ImportSession& session, std::uint32_t source, ElementKind kind) {
         ok = false;
         continue;
       }
+      if (auto fault = value_fault(value); !fault.empty()) {
+        session.error({source, f.offset}, element(), column.name, fault);
+        ok = false;
+        continue;
+      }
       if (!value.is_null()) entries.emplace_back(column.name, std::move(value));
     }
     const std::string_view edge_id = !vertices && layout->id != SIZE_MAX ? fields[layout->id].text : "";
+    if (auto fault = string_fault(edge_id); !fault.empty()) {
+      session.error({source, fields[layout->id].offset}, element(), "id", "id: " + fault);
+      ok = false;
+    }
     if (!ok) {
       broken();
       continue;
@@ -327,12 +347,6 @@ void append_properties(std::string& out, const Properties& props, const std::vec
   }
 }
 
-template <typename Element>
-void check_row(const std::string& out, std::size_t row_start, const Element& element) {
-  std::string_view row(out.data() + row_start, out.size() - row_start);
-  detail::require_utf8(row, detail::describe(element) + " has text that");
-}
-
 ExportReport write_csv(GraphOperations& graph, std::ostream& vertices_out, std::ostream& edges_out,
                        const ExportOptions& options) {
   detail::ExportClock clock;
@@ -345,13 +359,11 @@ ExportReport write_csv(GraphOperations& graph, std::ostream& vertices_out, std::
     detail::Output out(vertices_out);
     append_header(out.text(), {":ID", ":LABEL"}, columns);
     for (const auto& v : vertices) {
-      const std::size_t row = out.text().size();
       detail::append_csv_field(out.text(), v.id.str());
       out.text() += ',';
       out.text() += v.label;
       append_properties(out.text(), v.properties, columns, scratch);
       out.text() += '\n';
-      check_row(out.text(), row, v);
       out.maybe_flush();
     }
     out.flush();
@@ -364,7 +376,6 @@ ExportReport write_csv(GraphOperations& graph, std::ostream& vertices_out, std::
     detail::Output out(edges_out);
     append_header(out.text(), {":ID", ":START_ID", ":END_ID", ":TYPE"}, columns);
     for (const auto& e : edges) {
-      const std::size_t row = out.text().size();
       detail::append_csv_field(out.text(), e.id.str());
       out.text() += ',';
       detail::append_csv_field(out.text(), e.from.str());
@@ -374,7 +385,6 @@ ExportReport write_csv(GraphOperations& graph, std::ostream& vertices_out, std::
       out.text() += e.label;
       append_properties(out.text(), e.properties, columns, scratch);
       out.text() += '\n';
-      check_row(out.text(), row, e);
       out.maybe_flush();
     }
     out.flush();

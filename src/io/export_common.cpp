@@ -25,11 +25,25 @@ std::vector<std::string> selected_labels(GraphOperations& graph, const std::vect
   return labels;
 }
 
+/// Applies the graph's text rule (model.hpp) to what an export is about to write: a graph
+/// filled through another path (an older version, another client of the same database) may
+/// hold text that no importer would read back.
+template <typename Element>
+void require_valid(const Element& e) {
+  try {
+    validate_label(e.label);
+    validate_properties(e.properties);
+  } catch (const InvalidArgument& error) {
+    throw InvalidArgument(fmt::format("export: {}: {}", describe(e), error.what()));
+  }
+}
+
 template <typename Element, typename Find>
 std::vector<Element> collect(const std::vector<std::string>& labels, Find&& find) {
   std::vector<Element> all;
   for (const auto& label : labels) {
     auto some = find(label);  // ascending id within a label
+    for (const auto& e : some) require_valid(e);
     if (all.empty()) {
       all = std::move(some);
       continue;
@@ -143,9 +157,5 @@ void AtomicFile::commit() {
 
 std::string describe(const Vertex& v) { return fmt::format("vertex {}", v.id.str()); }
 std::string describe(const Edge& e) { return fmt::format("edge {}", e.id.str()); }
-
-void require_utf8(std::string_view text, const std::string& what) {
-  if (!is_valid_utf8(text)) throw InvalidArgument(fmt::format("export: {} is not valid UTF-8", what));
-}
 
 }  // namespace propgraph::io::detail

@@ -19,7 +19,8 @@
 
 namespace propgraph::io::detail {
 
-/// The selected vertices, ascending id (labels merged).
+/// The selected vertices, ascending id (labels merged). Throws InvalidArgument, naming the
+/// element, when one breaks the text rule of model.hpp (validate_label, validate_properties).
 [[nodiscard]] std::vector<Vertex> collect_vertices(GraphOperations& graph, const ExportOptions& options);
 /// The selected edges, ascending id (labels merged).
 [[nodiscard]] std::vector<Edge> collect_edges(GraphOperations& graph, const ExportOptions& options);
@@ -86,8 +87,5 @@ struct ExportClock {
 /// `vertex g1:v3`, `edge g1:e7`: how export errors name elements.
 [[nodiscard]] std::string describe(const Vertex& v);
 [[nodiscard]] std::string describe(const Edge& e);
-
-/// Throws InvalidArgument unless text is valid UTF-8; `what` says whose text it is.
-void require_utf8(std::string_view text, const std::string& what);
 
 }  // namespace propgraph::io::detail

@@ -2,6 +2,7 @@
 
 #include <pugixml.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <istream>
 #include <ostream>
@@ -37,6 +38,67 @@ struct Key {
 
 std::string_view text_of(const char* s) { return {s, std::strlen(s)}; }
 
+/// True for a code point XML 1.0 allows in a document (its Char production).
+bool is_xml_char(std::uint32_t cp) {
+  return cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) ||
+         (cp >= 0x10000 && cp <= 0x10FFFF);
+}
+
+struct IllegalChar {
+  std::size_t offset;
+  std::string message;
+};
+
+/// The first character XML 1.0 does not allow, written raw (a control other than tab, LF, CR;
+/// U+FFFE, U+FFFF) or as a character reference (`&#0;`, `&#xD800;`, `&#x110000;`): pugixml
+/// checks neither, and decodes such references into text that is not valid UTF-8 or cut at a
+/// NUL. text is valid UTF-8.
+std::optional<IllegalChar> find_illegal_char(std::string_view text) {
+  std::string_view literal_end;  // inside a comment, CDATA section or processing instruction
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (!literal_end.empty() && text.substr(i, literal_end.size()) == literal_end) {
+      literal_end = {};
+    } else if (literal_end.empty() && c == '<') {
+      const std::string_view rest = text.substr(i);
+      if (rest.starts_with("<!--")) literal_end = "-->";
+      if (rest.starts_with("<![CDATA[")) literal_end = "]]>";
+      if (rest.starts_with("<?")) literal_end = "?>";
+    }
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+      return IllegalChar{i, fmt::format("character U+{:04X} is not allowed in XML 1.0", c)};
+    }
+    if (c == 0xEF && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0xBF &&
+        (static_cast<unsigned char>(text[i + 2]) & 0xFE) == 0xBE) {
+      return IllegalChar{i, fmt::format("character U+{:04X} is not allowed in XML 1.0",
+                                        0xFFFEu + (static_cast<unsigned char>(text[i + 2]) & 1u))};
+    }
+    if (c != '&' || !literal_end.empty() || i + 2 >= text.size() || text[i + 1] != '#') continue;
+    const bool hex = text[i + 2] == 'x';
+    std::size_t j = i + (hex ? 3 : 2);
+    std::uint32_t cp = 0;
+    std::size_t digits = 0;
+    for (; j < text.size(); ++j, ++digits) {
+      const char d = text[j];
+      std::uint32_t value;
+      if (d >= '0' && d <= '9') {
+        value = static_cast<std::uint32_t>(d - '0');
+      } else if (hex && ((d >= 'a' && d <= 'f') || (d >= 'A' && d <= 'F'))) {
+        value = static_cast<std::uint32_t>((d | 0x20) - 'a' + 10);
+      } else {
+        break;
+      }
+      cp = std::min<std::uint32_t>(cp * (hex ? 16 : 10) + value, 0x110000);  // saturate: no overflow
+    }
+    if (digits == 0 || j >= text.size() || text[j] != ';') continue;  // not a reference: pugixml judges
+    if (!is_xml_char(cp)) {
+      return IllegalChar{i, cp > 0x10FFFF ? std::string("character reference beyond U+10FFFF")
+                                         : fmt::format("character reference to U+{:04X}, which XML 1.0 does not allow", cp)};
+    }
+  }
+  return std::nullopt;
+}
+
 class GraphmlReader {
  public:
   GraphmlReader(ImportSession& session, std::uint32_t source) : session_(session), source_(source) {}
@@ -46,6 +108,11 @@ class GraphmlReader {
     // Offsets of the DOM refer to the original bytes, which in-place parsing rewrites: record
     // the line starts first.
     text.index_lines();
+    if (auto bad = find_illegal_char(text.text())) {
+      session_.error({source_, bad->offset}, "", "", "malformed XML: " + bad->message);
+      session_.abandon_source();
+      return;
+    }
     pugi::xml_document doc;
     const unsigned flags = pugi::parse_default | pugi::parse_ws_pcdata_single;
     auto parsed = doc.load_buffer_inplace(text.mutable_data(), text.size(), flags, pugi::encoding_utf8);
@@ -122,7 +189,9 @@ class GraphmlReader {
       Key key;
       auto name = node.attribute("attr.name");
       key.name = name ? name.value() : std::string(id);
-      if (key.name.empty()) session_.error(at(node), element, "attr.name", "a property needs a non-empty name");
+      if (auto fault = property_key_fault(key.name); !fault.empty()) {
+        session_.error(at(node), element, "attr.name", "property name is invalid: " + fault);
+      }
       std::string_view domain = node.attribute("for").value();
       key.nodes = domain == "node" || domain == "all" || domain.empty();
       key.edges = domain == "edge" || domain == "all" || domain.empty();
@@ -154,6 +223,10 @@ class GraphmlReader {
         std::string why;
         if (!convert(fallback.child_value(), key.kind, v, why)) {
           session_.error(at(fallback), element, "default", why);
+          continue;
+        }
+        if (auto fault = value_fault(v); !fault.empty()) {
+          session_.error(at(fallback), element, "default", fault);
           continue;
         }
         if (!v.is_null()) key.fallback = std::move(v);
@@ -192,17 +265,28 @@ class GraphmlReader {
         ok = false;
         return std::nullopt;
       }
+      if (auto fault = string_fault(text); !fault.empty()) {
+        session_.error(where, element(), attribute, "id: " + fault);
+        ok = false;
+        return std::nullopt;
+      }
       return text;
     };
+    std::string_view edge_id;
     if (vertex) {
       id = read_id("id");
     } else {
       from = read_id("source");
       to = read_id("target");
+      edge_id = node.attribute("id").value();  // optional
+      if (auto fault = string_fault(edge_id); !fault.empty()) {
+        session_.error(where, element(), "id", "id: " + fault);
+        ok = false;
+      }
     }
 
     const std::string_view label_key = vertex ? kVertexLabelKey : kEdgeLabelKey;
-    std::string_view label_text;
+    std::optional<std::string_view> label_text;
     std::vector<Properties::Entry> entries;
     const std::uint32_t stamp = ++stamp_;
     std::string why;
@@ -249,6 +333,11 @@ class GraphmlReader {
         ok = false;
         continue;
       }
+      if (auto fault = value_fault(v); !fault.empty()) {
+        session_.error(at(child), element(), key.name, fault);
+        ok = false;
+        continue;
+      }
       if (!v.is_null()) entries.emplace_back(key.name, std::move(v));
     }
     if (has_defaults_) {
@@ -275,8 +364,7 @@ class GraphmlReader {
     if (vertex) {
       session_.add_vertex(where, *id, true, *label, Properties(std::move(entries)));
     } else {
-      session_.add_edge(where, where, where, *from, *to, true, *label, Properties(std::move(entries)),
-                        node.attribute("id").value());
+      session_.add_edge(where, where, where, *from, *to, true, *label, Properties(std::move(entries)), edge_id);
     }
   }
 
@@ -345,7 +433,6 @@ std::vector<detail::Column> columns_of(const std::vector<Element>& elements) {
 void append_keys(std::string& out, const std::vector<detail::Column>& columns, char prefix, const char* domain) {
   for (std::size_t i = 0; i < columns.size(); ++i) {
     const auto& c = columns[i];
-    require_xml_text(c.name, fmt::format("property name \"{}\"", c.name));
     fmt::format_to(std::back_inserter(out), "  <key id=\"{}{}\" for=\"{}\" attr.name=\"", prefix, i, domain);
     append_xml_attribute(out, c.name);
     out += "\" attr.type=\"";
@@ -383,7 +470,6 @@ void append_data(std::string& out, const Properties& props, const std::vector<de
 template <typename Element>
 void append_element(std::string& out, const Element& e, const std::vector<detail::Column>& columns,
                     std::string& scratch) {
-  const std::size_t start = out.size();
   try {
     require_xml_text(e.id.str(), "the id");
     if constexpr (std::is_same_v<Element, Vertex>) {
@@ -408,7 +494,6 @@ void append_element(std::string& out, const Element& e, const std::vector<detail
   } catch (const InvalidArgument& error) {
     throw InvalidArgument(fmt::format("export: {}: {}", detail::describe(e), error.what()));
   }
-  detail::require_utf8(std::string_view(out).substr(start), detail::describe(e) + " has text that");
 }
 
 ExportReport write_graphml(GraphOperations& graph, std::ostream& stream, const ExportOptions& options) {

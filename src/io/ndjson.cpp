@@ -1,5 +1,6 @@
 #include "propgraph/io/ndjson.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <istream>
 #include <ostream>
@@ -24,12 +25,14 @@ namespace {
 
 // -- import -----------------------------------------------------------------------------------
 
-/// Offset of `"key"` within a line, for locating a problem in a field; 0 when not found.
-std::size_t key_column(std::string_view line, std::string_view key) {
+/// Offset of the `occurrence`-th (from 0) `"key"` within a line, for locating a problem in a
+/// field; 0 when not found.
+std::size_t key_column(std::string_view line, std::string_view key, int occurrence = 0) {
   std::string quoted;
   quoted.reserve(key.size() + 2);
   quoted.append(1, '"').append(key).append(1, '"');
   auto at = line.find(quoted);
+  while (occurrence-- > 0 && at != std::string_view::npos) at = line.find(quoted, at + 1);
   return at == std::string_view::npos ? 0 : at;
 }
 
@@ -37,7 +40,14 @@ std::size_t key_column(std::string_view line, std::string_view key) {
 std::optional<std::string_view> id_text(simdjson::dom::element value, std::string& scratch, std::string& why) {
   using simdjson::dom::element_type;
   switch (value.type()) {
-    case element_type::STRING: return value.get_string().value_unsafe();
+    case element_type::STRING: {
+      const std::string_view text = value.get_string().value_unsafe();
+      if (auto fault = string_fault(text); !fault.empty()) {
+        why = "id: " + fault;
+        return std::nullopt;
+      }
+      return text;
+    }
     case element_type::INT64:
       scratch.clear();
       detail::append_int(scratch, value.get_int64().value_unsafe());
@@ -75,14 +85,28 @@ void read_line(ImportSession& session, std::uint32_t source, std::uint64_t line_
     return;
   }
   LineFields f;
+  bool duplicate = false;
   for (auto [key, value] : object) {
-    if (key == "type") f.type = value;
-    else if (key == "id") f.id = value;
-    else if (key == "label") f.label = value;
-    else if (key == "from") f.from = value;
-    else if (key == "to") f.to = value;
-    else if (key == "properties") f.properties = value;
+    std::optional<simdjson::dom::element>* slot = nullptr;
+    if (key == "type") slot = &f.type;
+    else if (key == "id") slot = &f.id;
+    else if (key == "label") slot = &f.label;
+    else if (key == "from") slot = &f.from;
+    else if (key == "to") slot = &f.to;
+    else if (key == "properties") slot = &f.properties;
     else session.warning(field_at(key), "", std::string(key), "unknown key ignored");
+    if (slot == nullptr) continue;
+    if (*slot) {
+      // JSON leaves duplicate names undefined; taking either one would hide an error.
+      session.error({source, line_offset + key_column(line, key, 1)}, "", std::string(key),
+                    "duplicate key in the record");
+      duplicate = true;
+    }
+    *slot = value;
+  }
+  if (duplicate) {
+    session.add_broken_record();
+    return;
   }
 
   std::string_view type;
@@ -136,10 +160,14 @@ void read_line(ImportSession& session, std::uint32_t source, std::uint64_t line_
     return detail::describe_edge(from.value_or("?"), to.value_or("?"));
   };
 
-  std::string_view label_text;
-  if (f.label && !f.label->is_null() && f.label->get_string().get(label_text)) {
-    session.error(field_at("label"), element(), "label", "expected a string");
-    ok = false;
+  std::optional<std::string_view> label_text;
+  if (f.label && !f.label->is_null()) {
+    std::string_view text;
+    if (f.label->get_string().get(text)) {
+      session.error(field_at("label"), element(), "label", "expected a string");
+      ok = false;
+    }
+    label_text = text;
   }
   auto label = session.label(label_text, vertex ? ElementKind::vertex : ElementKind::edge, why);
   if (!label && ok) {
@@ -155,17 +183,32 @@ void read_line(ImportSession& session, std::uint32_t source, std::uint64_t line_
       ok = false;
     } else {
       entries.reserve(props.size());
+      std::vector<std::string_view> keys;
+      keys.reserve(props.size());
       for (auto [key, value] : props) {
         Value v;
-        if (key.empty()) {
-          session.error(field_at("properties"), element(), "", "a property needs a non-empty name");
+        keys.push_back(key);
+        if (auto fault = property_key_fault(key); !fault.empty()) {
+          session.error(key.empty() ? field_at("properties") : field_at(key), element(), std::string(key),
+                        "property name is invalid: " + fault);
           ok = false;
         } else if (!detail::JsonReader::convert(value, v, why)) {
           session.error(field_at(key), element(), std::string(key), why);
           ok = false;
+        } else if (auto value_problem = value_fault(v); !value_problem.empty()) {
+          session.error(field_at(key), element(), std::string(key), value_problem);
+          ok = false;
         } else if (!v.is_null()) {
           entries.emplace_back(std::string(key), std::move(v));
         }
+      }
+      std::sort(keys.begin(), keys.end());
+      for (auto it = std::adjacent_find(keys.begin(), keys.end()); it != keys.end();
+           it = std::adjacent_find(std::upper_bound(it, keys.end(), *it), keys.end())) {
+        const std::size_t props_at = key_column(line, "properties");
+        session.error({source, line_offset + props_at + key_column(line.substr(props_at), *it, 1)}, element(),
+                      std::string(*it), "duplicate property name");
+        ok = false;
       }
     }
   }
@@ -230,7 +273,6 @@ void append_properties(std::string& out, const Properties& props) {
 
 template <typename Element>
 void append_record(std::string& out, const Element& element) {
-  const std::size_t start = out.size();
   try {
     if constexpr (std::is_same_v<Element, Vertex>) {
       out += "{\"type\":\"vertex\",\"id\":";
@@ -252,7 +294,6 @@ void append_record(std::string& out, const Element& element) {
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(fmt::format("export: {}: {}", detail::describe(element), e.what()));
   }
-  detail::require_utf8(std::string_view(out).substr(start), detail::describe(element) + " has text that");
 }
 
 ExportReport write_ndjson(GraphOperations& graph, std::ostream& stream, const ExportOptions& options) {

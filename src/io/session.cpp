@@ -7,6 +7,25 @@
 
 #include "propgraph/errors.hpp"
 
+namespace propgraph::io {
+
+// -- ImportOptions ------------------------------------------------------------------------------
+
+void ImportOptions::validate() const {
+  if (max_problems == 0) {
+    throw InvalidArgument("ImportOptions: max_problems must be at least 1 (1 fails at the first error)");
+  }
+  if (default_vertex_label) validate_label(*default_vertex_label, "ImportOptions: default_vertex_label");
+  if (default_edge_label) validate_label(*default_edge_label, "ImportOptions: default_edge_label");
+  if (keep_external_id_as) {
+    if (auto fault = property_key_fault(*keep_external_id_as); !fault.empty()) {
+      throw InvalidArgument(fmt::format("ImportOptions: keep_external_id_as is not a valid property key: {}", fault));
+    }
+  }
+}
+
+}  // namespace propgraph::io
+
 namespace propgraph::io::detail {
 
 // -- Arena ------------------------------------------------------------------------------------
@@ -60,7 +79,9 @@ std::string describe_edge(std::string_view from, std::string_view to) {
 // -- ImportSession ------------------------------------------------------------------------------
 
 ImportSession::ImportSession(std::string format, const ImportOptions& options)
-    : format_(std::move(format)), options_(options), started_(std::chrono::steady_clock::now()) {}
+    : format_(std::move(format)), options_(options), started_(std::chrono::steady_clock::now()) {
+  options_.validate();
+}
 
 std::optional<std::uint32_t> ImportSession::add_source(std::optional<SourceText> text, std::string name,
                                                        const std::string& error) {
@@ -120,10 +141,17 @@ void ImportSession::source_error(std::uint32_t source, std::string message) {
   problems_.back().problem.file = sources_[source]->name();
 }
 
-std::optional<ImportSession::LabelRef> ImportSession::label(std::string_view text, ElementKind kind,
-                                                            std::string& why) {
+std::optional<ImportSession::LabelRef> ImportSession::label(std::optional<std::string_view> given,
+                                                            ElementKind kind, std::string& why) {
   const auto k = static_cast<std::size_t>(kind);
-  if (text.empty()) {
+  std::string_view text;
+  if (given) {
+    text = *given;
+    if (text.empty()) {
+      why = "label must not be blank (leave it out to take the default label)";
+      return std::nullopt;
+    }
+  } else {
     const auto& fallback = kind == ElementKind::vertex ? options_.default_vertex_label
                                                        : options_.default_edge_label;
     if (!fallback) {

@@ -91,9 +91,9 @@ class ImportSession {
     edges_.reserve(edges_.size() + edges);
   }
 
-  /// The label a record names; an empty text means "none given" and takes the default.
-  /// nullopt when the label is missing without default or malformed; `why` says which.
-  std::optional<LabelRef> label(std::string_view text, ElementKind kind, std::string& why);
+  /// The label a record names; nullopt `text` means "none given" and takes the default.
+  /// nullopt when the label is missing without default, empty or malformed; `why` says which.
+  std::optional<LabelRef> label(std::optional<std::string_view> text, ElementKind kind, std::string& why);
 
   /// Stages a vertex. `stable`: the id text lives as long as the session (it points into a
   /// source or the arena); otherwise it is copied. A repeated id is handled in commit().

@@ -150,7 +150,7 @@ bool JsonReader::convert(simdjson::dom::element element, Value& out, std::string
     case element_type::BOOL: out = Value(bool(element.get_bool().value_unsafe())); return true;
     case element_type::INT64: out = Value(element.get_int64().value_unsafe()); return true;
     case element_type::UINT64:
-      why = fmt::format("integer {} is beyond the int64 range", element.get_uint64().value_unsafe());
+      why = propgraph::detail::json_int_overflow(std::to_string(element.get_uint64().value_unsafe()));
       return false;
     case element_type::DOUBLE: out = Value(element.get_double().value_unsafe()); return true;
     case element_type::STRING: out = Value(element.get_string().value_unsafe()); return true;
@@ -167,7 +167,7 @@ bool JsonReader::convert(simdjson::dom::element element, Value& out, std::string
       return true;
     }
     case element_type::OBJECT:
-      why = "JSON objects are not property values (use a list or separate properties)";
+      why = propgraph::detail::json_object_not_a_value;
       return false;
   }
   why = "unknown JSON value";
@@ -195,9 +195,7 @@ void append_double(std::string& out, double value) {
 }
 
 void append_json_double(std::string& out, double value) {
-  if (!std::isfinite(value)) {
-    throw InvalidArgument(fmt::format("JSON cannot hold the double {}", value));
-  }
+  propgraph::detail::require_json_double(value);
   char buf[32];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
   std::string_view text(buf, static_cast<std::size_t>(end - buf));

@@ -5,6 +5,7 @@
 #include <numbers>
 #include <utility>
 
+#include "propgraph/deadline.hpp"
 #include "propgraph/errors.hpp"
 
 namespace propgraph {
@@ -32,8 +33,11 @@ double standard_normal(std::uint64_t seed, std::uint64_t call) noexcept {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
+/// A drawn wait in nanoseconds as a duration: negative draws and NaN wait 0, draws beyond the
+/// range of nanoseconds (huge means, long tails) wait nanoseconds::max().
 std::chrono::nanoseconds to_wait(double ns) noexcept {
-  if (!(ns > 0.0)) return std::chrono::nanoseconds::zero();  // also catches NaN
+  if (!(ns > 0.0)) return std::chrono::nanoseconds::zero();
+  if (ns >= 0x1p63) return std::chrono::nanoseconds::max();  // llround would overflow
   return std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(ns)));
 }
 
@@ -80,53 +84,26 @@ void LatencyOptions::validate() const {
 }
 
 LatencyGraph::LatencyGraph(GraphOperations& backend, LatencyOptions options)
-    : backend_(&backend), options_(options) {
+    : GraphDecorator(backend), options_(options) {
   options_.validate();
 }
 
 LatencyGraph::LatencyGraph(std::shared_ptr<GraphOperations> backend, LatencyOptions options)
-    : owner_(std::move(backend)), backend_(owner_.get()), options_(options) {
-  if (backend_ == nullptr) throw InvalidArgument("LatencyGraph: null backend");
+    : GraphDecorator(backend ? std::move(backend) : throw InvalidArgument("LatencyGraph: null backend")),
+      options_(options) {
   options_.validate();
 }
 
-template <auto Method, class... Args>
-decltype(auto) LatencyGraph::after_wait(Args&&... args) {
-  wait_for(options_.wait_for_call(calls_.fetch_add(1, std::memory_order_relaxed)));
-  return (backend_->*Method)(std::forward<Args>(args)...);
+void LatencyGraph::around(Operation, CallRef call) {
+  const auto wait = options_.wait_for_call(calls_.fetch_add(1, std::memory_order_relaxed));
+  if (const auto deadline = current_deadline()) {
+    if (DeadlineClock::now() + wait > *deadline) {  // the call cannot finish in time
+      wait_until(*deadline);
+      detail::throw_timeout("LatencyGraph");
+    }
+  }
+  wait_for(wait);
+  call();
 }
-
-using G = GraphOperations;
-
-bool LatencyGraph::create_graph(std::string_view name) { return after_wait<&G::create_graph>(name); }
-bool LatencyGraph::drop_graph(std::string_view name) { return after_wait<&G::drop_graph>(name); }
-bool LatencyGraph::graph_exists(std::string_view name) { return after_wait<&G::graph_exists>(name); }
-std::vector<std::string> LatencyGraph::vertex_labels() { return after_wait<&G::vertex_labels>(); }
-std::vector<std::string> LatencyGraph::edge_labels() { return after_wait<&G::edge_labels>(); }
-
-Vertex LatencyGraph::create_vertex(std::string_view label, const Properties& properties) { return after_wait<&G::create_vertex>(label, properties); }
-std::optional<Vertex> LatencyGraph::find_vertex_by_id(std::string_view label, const ElementId& id) { return after_wait<&G::find_vertex_by_id>(label, id); }
-std::vector<Vertex> LatencyGraph::find_vertices_by_label(std::string_view label, const Properties& filter) { return after_wait<&G::find_vertices_by_label>(label, filter); }
-std::optional<Vertex> LatencyGraph::update_vertex(std::string_view label, const ElementId& id, const Properties& properties) { return after_wait<&G::update_vertex>(label, id, properties); }
-bool LatencyGraph::delete_vertex(std::string_view label, const ElementId& id) { return after_wait<&G::delete_vertex>(label, id); }
-std::int64_t LatencyGraph::count_vertices(std::string_view label) { return after_wait<&G::count_vertices>(label); }
-
-Edge LatencyGraph::create_edge(const ElementId& from, const ElementId& to, std::string_view label, const Properties& properties) { return after_wait<&G::create_edge>(from, to, label, properties); }
-std::optional<Edge> LatencyGraph::find_edge_by_id(std::string_view label, const ElementId& id) { return after_wait<&G::find_edge_by_id>(label, id); }
-std::vector<Edge> LatencyGraph::find_edges_by_label(std::string_view label, const Properties& filter) { return after_wait<&G::find_edges_by_label>(label, filter); }
-std::optional<Edge> LatencyGraph::update_edge(std::string_view label, const ElementId& id, const Properties& properties) { return after_wait<&G::update_edge>(label, id, properties); }
-bool LatencyGraph::delete_edge(std::string_view label, const ElementId& id) { return after_wait<&G::delete_edge>(label, id); }
-std::int64_t LatencyGraph::count_edges(std::string_view label) { return after_wait<&G::count_edges>(label); }
-
-std::vector<Vertex> LatencyGraph::neighbors(const ElementId& start, const NeighborOptions& options) { return after_wait<&G::neighbors>(start, options); }
-std::optional<Path> LatencyGraph::shortest_path(const ElementId& from, const ElementId& to, const PathOptions& options) { return after_wait<&G::shortest_path>(from, to, options); }
-std::vector<Path> LatencyGraph::all_paths(const ElementId& from, const ElementId& to, const PathOptions& options) { return after_wait<&G::all_paths>(from, to, options); }
-
-std::vector<PageRankScore> LatencyGraph::page_rank(const PageRankOptions& options) { return after_wait<&G::page_rank>(options); }
-std::optional<Degree> LatencyGraph::degree_centrality(const ElementId& id, const DegreeOptions& options) { return after_wait<&G::degree_centrality>(id, options); }
-std::vector<Component> LatencyGraph::connected_components(const ComponentOptions& options) { return after_wait<&G::connected_components>(options); }
-std::vector<Visit> LatencyGraph::bfs(const ElementId& start, const TraversalOptions& options) { return after_wait<&G::bfs>(start, options); }
-std::vector<Visit> LatencyGraph::dfs(const ElementId& start, const TraversalOptions& options) { return after_wait<&G::dfs>(start, options); }
-std::vector<Cycle> LatencyGraph::detect_cycles(const CycleOptions& options) { return after_wait<&G::detect_cycles>(options); }
 
 }  // namespace propgraph

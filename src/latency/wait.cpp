@@ -42,8 +42,13 @@ void wait_until(std::chrono::steady_clock::time_point deadline) {
 }
 
 void wait_for(std::chrono::nanoseconds duration) {
+  using Clock = std::chrono::steady_clock;
   if (duration <= std::chrono::nanoseconds::zero()) return;
-  const auto deadline = std::chrono::steady_clock::now() + duration;
+  // Saturate: now() + nanoseconds::max() would overflow into the past and not wait at all.
+  const auto now = Clock::now();
+  const auto room = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::time_point::max() - now);
+  const auto deadline =
+      duration >= room ? Clock::time_point::max() : now + std::chrono::duration_cast<Clock::duration>(duration);
   if (boost::fibers::context* self = current_fiber()) {
     sleep_fiber(self, deadline);
   } else {

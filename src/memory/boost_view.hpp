@@ -1,6 +1,7 @@
-// A Boost.Graph view of the live Store under an EdgeFilter: models VertexListGraph and
+// A Boost.Graph view of a View's adjacency under an EdgeFilter: models VertexListGraph and
 // IncidenceGraph without copying anything, so Boost's algorithms (Dijkstra, strong components)
-// run directly on MemoryGraph's adjacency. Vertices are slots (dead slots have no edges).
+// run directly on MemoryGraph's adjacency (live lists or snapshot). Vertices are slots (dead
+// slots have no edges).
 #pragma once
 
 #include <boost/graph/graph_traits.hpp>
@@ -11,12 +12,14 @@
 
 #include <utility>
 
-#include "memory/store.hpp"
+#include "memory/view.hpp"
 
 namespace propgraph::detail {
 
-struct StoreView {
-  const Store* store;
+template <typename View, typename Adjacency>
+struct BoostGraphView {
+  const View* view;
+  const Adjacency* adjacency;
   EdgeFilter filter;
 };
 
@@ -28,24 +31,26 @@ struct ViewEdge {
   friend bool operator==(const ViewEdge&, const ViewEdge&) = default;
 };
 
-/// Walks the same entries in the same order as Store::for_each_adjacent: the out- and in-lists
-/// the direction selects, merged by edge id, skipping entries the filter rejects.
+/// Walks the same entries in the same order as for_each_adjacent: the out- and in-lists the
+/// direction selects, merged by edge id, skipping entries the filter rejects.
+template <typename Graph>
 class ViewOutEdgeIterator
-    : public boost::iterator_facade<ViewOutEdgeIterator, ViewEdge, boost::forward_traversal_tag,
+    : public boost::iterator_facade<ViewOutEdgeIterator<Graph>, ViewEdge, boost::forward_traversal_tag,
                                     ViewEdge> {
  public:
   ViewOutEdgeIterator() = default;
-  ViewOutEdgeIterator(const StoreView* view, Slot v, bool at_end) : view_(view), v_(v) {
+  ViewOutEdgeIterator(const Graph* graph, Slot v, bool at_end) : graph_(graph), v_(v) {
     if (at_end) return;  // all cursors empty
-    const auto& rec = view->store->vertices[v];
-    const Direction d = view->filter.direction;
+    const Direction d = graph->filter.direction;
     if (d != Direction::in) {
-      out_ = rec.out.data();
-      out_end_ = out_ + rec.out.size();
+      const auto list = graph->adjacency->out(v);
+      out_ = list.data();
+      out_end_ = out_ + list.size();
     }
     if (d != Direction::out) {
-      in_ = rec.in.data();
-      in_end_ = in_ + rec.in.size();
+      const auto list = graph->adjacency->in(v);
+      in_ = list.data();
+      in_end_ = in_ + list.size();
     }
     settle();
   }
@@ -54,8 +59,8 @@ class ViewOutEdgeIterator
   friend class boost::iterator_core_access;
 
   void settle() {
-    while (out_ != out_end_ && !view_->store->passes(*out_, view_->filter)) ++out_;
-    while (in_ != in_end_ && !view_->store->passes(*in_, view_->filter)) ++in_;
+    while (out_ != out_end_ && !passes(*graph_->view, *out_, graph_->filter)) ++out_;
+    while (in_ != in_end_ && !passes(*graph_->view, *in_, graph_->filter)) ++in_;
     if (out_ == out_end_) out_ = out_end_ = nullptr;
     if (in_ == in_end_) in_ = in_end_ = nullptr;
   }
@@ -76,7 +81,7 @@ class ViewOutEdgeIterator
     return {v_, a.other, a.edge};
   }
 
-  const StoreView* view_ = nullptr;
+  const Graph* graph_ = nullptr;
   Slot v_ = 0;
   const AdjEntry* out_ = nullptr;
   const AdjEntry* out_end_ = nullptr;
@@ -84,24 +89,36 @@ class ViewOutEdgeIterator
   const AdjEntry* in_end_ = nullptr;
 };
 
-struct StoreViewTraversal : boost::incidence_graph_tag, boost::vertex_list_graph_tag {};
+struct BoostGraphViewTraversal : boost::incidence_graph_tag, boost::vertex_list_graph_tag {};
 
-inline std::pair<ViewOutEdgeIterator, ViewOutEdgeIterator> out_edges(Slot v, const StoreView& g) {
-  return {ViewOutEdgeIterator(&g, v, false), ViewOutEdgeIterator(&g, v, true)};
+template <typename V, typename A>
+std::pair<ViewOutEdgeIterator<BoostGraphView<V, A>>, ViewOutEdgeIterator<BoostGraphView<V, A>>> out_edges(
+    Slot v, const BoostGraphView<V, A>& g) {
+  return {ViewOutEdgeIterator<BoostGraphView<V, A>>(&g, v, false), ViewOutEdgeIterator<BoostGraphView<V, A>>(&g, v, true)};
 }
-inline std::size_t out_degree(Slot v, const StoreView& g) {
+template <typename V, typename A>
+std::size_t out_degree(Slot v, const BoostGraphView<V, A>& g) {
   auto [it, end] = out_edges(v, g);
   return static_cast<std::size_t>(std::distance(it, end));
 }
-inline Slot source(const ViewEdge& e, const StoreView&) { return e.source; }
-inline Slot target(const ViewEdge& e, const StoreView&) { return e.target; }
-inline std::pair<boost::counting_iterator<Slot>, boost::counting_iterator<Slot>> vertices(
-    const StoreView& g) {
-  return {boost::counting_iterator<Slot>(0),
-          boost::counting_iterator<Slot>(static_cast<Slot>(g.store->vertices.size()))};
+template <typename V, typename A>
+Slot source(const ViewEdge& e, const BoostGraphView<V, A>&) {
+  return e.source;
 }
-inline std::size_t num_vertices(const StoreView& g) { return g.store->vertices.size(); }
-inline boost::typed_identity_property_map<Slot> get(boost::vertex_index_t, const StoreView&) {
+template <typename V, typename A>
+Slot target(const ViewEdge& e, const BoostGraphView<V, A>&) {
+  return e.target;
+}
+template <typename V, typename A>
+std::pair<boost::counting_iterator<Slot>, boost::counting_iterator<Slot>> vertices(const BoostGraphView<V, A>& g) {
+  return {boost::counting_iterator<Slot>(0), boost::counting_iterator<Slot>(static_cast<Slot>(g.view->vertex_slots()))};
+}
+template <typename V, typename A>
+std::size_t num_vertices(const BoostGraphView<V, A>& g) {
+  return g.view->vertex_slots();
+}
+template <typename V, typename A>
+boost::typed_identity_property_map<Slot> get(boost::vertex_index_t, const BoostGraphView<V, A>&) {
   return {};
 }
 
@@ -109,14 +126,14 @@ inline boost::typed_identity_property_map<Slot> get(boost::vertex_index_t, const
 
 namespace boost {
 
-template <>
-struct graph_traits<propgraph::detail::StoreView> {
+template <typename V, typename A>
+struct graph_traits<propgraph::detail::BoostGraphView<V, A>> {
   using vertex_descriptor = propgraph::detail::Slot;
   using edge_descriptor = propgraph::detail::ViewEdge;
   using directed_category = directed_tag;
   using edge_parallel_category = allow_parallel_edge_tag;
-  using traversal_category = propgraph::detail::StoreViewTraversal;
-  using out_edge_iterator = propgraph::detail::ViewOutEdgeIterator;
+  using traversal_category = propgraph::detail::BoostGraphViewTraversal;
+  using out_edge_iterator = propgraph::detail::ViewOutEdgeIterator<propgraph::detail::BoostGraphView<V, A>>;
   using vertex_iterator = boost::counting_iterator<propgraph::detail::Slot>;
   using degree_size_type = std::size_t;
   using vertices_size_type = std::size_t;
@@ -127,8 +144,8 @@ struct graph_traits<propgraph::detail::StoreView> {
   static vertex_descriptor null_vertex() { return std::numeric_limits<vertex_descriptor>::max(); }
 };
 
-template <>
-struct property_map<propgraph::detail::StoreView, vertex_index_t> {
+template <typename V, typename A>
+struct property_map<propgraph::detail::BoostGraphView<V, A>, vertex_index_t> {
   using type = typed_identity_property_map<propgraph::detail::Slot>;
   using const_type = type;
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -56,8 +57,11 @@ struct EdgeRecord {
 /// Elements without the property are not in it.
 class PropertyIndex {
  public:
-  explicit PropertyIndex(std::string key) : key_(std::move(key)) {}
+  explicit PropertyIndex(std::string key, bool unique = false) : key_(std::move(key)), unique_(unique) {}
   [[nodiscard]] const std::string& key() const noexcept { return key_; }
+  /// Unique: MemoryGraph refuses writes that would put two slots in one bucket (equal values;
+  /// values containing NaN equal nothing and are exempt).
+  [[nodiscard]] bool unique() const noexcept { return unique_; }
 
   /// Adds slot under value; O(log b + b) for a bucket of b slots, O(1) when slot is the
   /// largest so far (inserts of new elements).
@@ -85,9 +89,17 @@ class PropertyIndex {
     auto it = buckets_.find(value);
     return it == buckets_.end() ? nullptr : &it->second;
   }
+  /// fn(slots) for each bucket holding more than one slot (for unique checks).
+  template <typename Fn>
+  void for_each_shared_bucket(Fn&& fn) const {
+    for (const auto& bucket : buckets_) {
+      if (bucket.second.size() > 1) fn(bucket.second);
+    }
+  }
 
  private:
   std::string key_;
+  bool unique_ = false;
   std::unordered_map<std::string, std::vector<Slot>> buckets_;
 };
 
@@ -126,6 +138,7 @@ class LabelTable {
     return id;
   }
   [[nodiscard]] const std::string& name(LabelId id) const { return names_[id]; }
+  [[nodiscard]] std::size_t size() const noexcept { return names_.size(); }
 
  private:
   std::vector<std::string> names_;
@@ -139,6 +152,9 @@ struct EdgeFilter {
   LabelId vertex_label = kAnyLabel;  // both endpoints must carry it
 };
 
+/// The committed graph. Changed only by its one writer (MemoryGraph's writer gate) under the
+/// exclusive lock, through the calls below; they keep label membership, indexes and counts in
+/// step with the records. None validates: callers (writes.cpp, Overlay::apply) do.
 struct Store {
   LargeVector<VertexRecord> vertices;
   LargeVector<EdgeRecord> edges;
@@ -149,40 +165,28 @@ struct Store {
   IndexTable edge_indexes;
   std::int64_t live_vertices = 0;
   std::int64_t live_edges = 0;
+  /// Counts applied changes: a reader that saw one version sees the same graph while it holds.
+  std::uint64_t version = 0;
 
-  [[nodiscard]] bool vertex_in(Slot v, LabelId label) const {
-    return label == kAnyLabel || vertices[v].label == label;
-  }
+  /// Appends a vertex record (a dead one burns its slot); `out`/`in` must already hold only live
+  /// edges in ascending id order.
+  void push_vertex(VertexRecord record);
+  /// Appends an edge record; a live one is linked at the end of its endpoints' lists (its id is
+  /// the largest) unless `linked` says the lists already hold it.
+  void push_edge(EdgeRecord record, bool linked);
+  /// Replaces the properties of a live element, moving it between index buckets.
+  void set_vertex_properties(Slot v, PackedProperties properties);
+  void set_edge_properties(Slot e, PackedProperties properties);
+  /// Deletes a live edge.
+  void remove_edge(Slot e);
+  /// Deletes a live vertex whose edges are already deleted.
+  void remove_isolated_vertex(Slot v);
 
-  [[nodiscard]] bool passes(const AdjEntry& a, const EdgeFilter& f) const {
-    return (f.edge_label == kAnyLabel || a.label == f.edge_label) &&
-           (f.vertex_label == kAnyLabel || vertices[a.other].label == f.vertex_label);
-  }
-
-  /// Calls fn(const AdjEntry&) for each edge leaving v under the filter, in edge-id order (with
-  /// Direction::both, out- and in-lists are merged by edge id; a self-loop comes twice).
-  /// `adj` is the live adjacency or a snapshot of it. Only call on live vertices.
-  template <typename Adjacency, typename Fn>
-  void for_each_adjacent(const Adjacency& adj, Slot v, const EdgeFilter& f, Fn&& fn) const {
-    if (f.direction != Direction::both) {
-      for (const auto& a : f.direction == Direction::out ? adj.out(v) : adj.in(v)) {
-        if (passes(a, f)) fn(a);
-      }
-      return;
-    }
-    const auto out = adj.out(v);
-    const auto in = adj.in(v);
-    auto o = out.begin();
-    auto i = in.begin();
-    while (o != out.end() || i != in.end()) {
-      const bool take_out = i == in.end() || (o != out.end() && o->edge <= i->edge);
-      const AdjEntry& a = take_out ? *o++ : *i++;
-      if (passes(a, f)) fn(a);
-    }
-  }
-  /// for_each_adjacent over the live adjacency.
-  template <typename Fn>
-  void for_each_adjacent(Slot v, const EdgeFilter& f, Fn&& fn) const;
+  /// Rebuilds everything derived from the records in bulk: adjacency lists (sized exactly,
+  /// filled in edge-id order), label membership, live counts and the entries of the indexes
+  /// (whose definitions stay). For a store whose records were set directly (recovery, bulk
+  /// loads). Throws StorageError when an edge names a dead or missing vertex. O(V + E).
+  void rebuild();
 };
 
 /// The live adjacency: each vertex's own vectors.
@@ -192,11 +196,6 @@ struct LiveAdjacency {
   [[nodiscard]] std::span<const AdjEntry> in(Slot v) const noexcept { return store->vertices[v].in; }
   void prefetch(Slot v) const noexcept { __builtin_prefetch(store->vertices[v].out.data()); }
 };
-
-template <typename Fn>
-void Store::for_each_adjacent(Slot v, const EdgeFilter& f, Fn&& fn) const {
-  for_each_adjacent(LiveAdjacency{this}, v, f, std::forward<Fn>(fn));
-}
 
 /// The same lists, same order, copied into two compressed-sparse-row arrays. Per-vertex vectors
 /// lie scattered over the heap, so a traversal of a large graph pays a cache and TLB miss per

@@ -20,218 +20,32 @@
 //
 // Every test starts from its own make() and creates catalog graphs only under fresh random
 // names. Expected values are worked out from the contract; comments show the reasoning. The
-// helpers below (make_people, node, link, render, names) are also meant for other tests.
+// helpers of conformance_fixture.hpp (make_people, node, link, render, names, state_of, page_of,
+// walk_pages) are also meant for other tests. Some tests call one instance from several threads
+// at once (the contract makes every backend thread-safe).
+//
+// This file holds the tests of the core calls and the one registration of every test. The calls
+// for services (design: "Additions for services") are tested in headers of their own:
+// lookup_section.hpp (find_vertex, find_edge, incident_edges, totals), paging_section.hpp,
+// index_section.hpp, upsert_section.hpp and deadline_section.hpp.
 #pragma once
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
-#include <optional>
-#include <ostream>
-#include <random>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include <fmt/format.h>
-
-#include "propgraph/errors.hpp"
-#include "propgraph/fmt.hpp"
-#include "propgraph/model.hpp"
-#include "propgraph/operations.hpp"
-#include "propgraph/options.hpp"
-
-// Readable GoogleTest failure messages for the model types (found by argument-dependent lookup).
-namespace propgraph {
-inline void PrintTo(const ElementId& v, std::ostream* os) { *os << fmt::format("{}", v); }
-inline void PrintTo(const Value& v, std::ostream* os) { *os << fmt::format("{}", v); }
-inline void PrintTo(const Properties& v, std::ostream* os) { *os << fmt::format("{}", v); }
-inline void PrintTo(const Vertex& v, std::ostream* os) { *os << fmt::format("{}", v); }
-inline void PrintTo(const Edge& v, std::ostream* os) { *os << fmt::format("{}", v); }
-inline void PrintTo(const Path& v, std::ostream* os) { *os << fmt::format("{}", v); }
-inline void PrintTo(const Degree& v, std::ostream* os) { *os << fmt::format("{}", v); }
-}  // namespace propgraph
+#include "conformance_fixture.hpp"
+#include "deadline_section.hpp"
+#include "index_section.hpp"
+#include "lookup_section.hpp"
+#include "paging_section.hpp"
+#include "transaction_section.hpp"
+#include "upsert_section.hpp"
 
 namespace propgraph::conformance {
-
-// -- describing results by vertex name ------------------------------------------------------
-
-/// The vertex's "name" property, or its id when it has none.
-inline std::string name_of(const Vertex& v) {
-  if (const auto* name = v.properties["name"].get_if<std::string>()) return *name;
-  return std::string(v.id.str());
-}
-
-inline std::vector<std::string> names(const std::vector<Vertex>& vertices) {
-  std::vector<std::string> out;
-  for (const auto& v : vertices) out.push_back(name_of(v));
-  return out;
-}
-
-inline std::vector<std::string> names(const std::vector<PageRankScore>& scores) {
-  std::vector<std::string> out;
-  for (const auto& s : scores) out.push_back(name_of(s.vertex));
-  return out;
-}
-
-template <typename T>
-std::vector<ElementId> ids_of(const std::vector<T>& elements) {
-  std::vector<ElementId> out;
-  for (const auto& e : elements) out.push_back(e.id);
-  return out;
-}
-
-/// "Alice -FOLLOWS-> Charlie <-KNOWS- Bob": each edge drawn in its real direction; an edge that
-/// does not join its neighbours in the path shows as "?LABEL?".
-inline std::string render(const Path& path) {
-  if (path.vertices.size() != path.edges.size() + 1) {
-    return fmt::format("malformed path: {} vertices, {} edges", path.vertices.size(),
-                       path.edges.size());
-  }
-  std::string out = name_of(path.vertices.front());
-  for (std::size_t i = 0; i < path.edges.size(); ++i) {
-    const auto& e = path.edges[i];
-    const auto& here = path.vertices[i].id;
-    const auto& next = path.vertices[i + 1].id;
-    if (e.from == here && e.to == next) {
-      out += fmt::format(" -{}-> ", e.label);
-    } else if (e.to == here && e.from == next) {
-      out += fmt::format(" <-{}- ", e.label);
-    } else {
-      out += fmt::format(" ?{}? ", e.label);
-    }
-    out += name_of(path.vertices[i + 1]);
-  }
-  return out;
-}
-
-inline std::vector<std::string> render(const std::vector<Path>& paths) {
-  std::vector<std::string> out;
-  for (const auto& p : paths) out.push_back(render(p));
-  return out;
-}
-
-inline std::vector<std::string> render(const std::vector<Cycle>& cycles) {
-  std::vector<std::string> out;
-  for (const auto& c : cycles) out.push_back(render(c.path));
-  return out;
-}
-
-/// "Bob@1<Alice": name, depth and the parent's name ("Alice@0" for a visit without parent).
-inline std::vector<std::string> render(const std::vector<Visit>& visits) {
-  std::vector<std::string> out;
-  for (const auto& v : visits) {
-    std::string text = fmt::format("{}@{}", name_of(v.vertex), v.depth);
-    if (v.parent) {
-      std::string parent = "?" + std::string(v.parent->str());
-      for (const auto& earlier : visits) {
-        if (earlier.vertex.id == *v.parent) parent = name_of(earlier.vertex);
-      }
-      text += "<" + parent;
-    }
-    out.push_back(std::move(text));
-  }
-  return out;
-}
-
-/// "0:Alice,Bob": position id and member names.
-inline std::vector<std::string> render(const std::vector<Component>& components) {
-  std::vector<std::string> out;
-  for (const auto& c : components) {
-    out.push_back(fmt::format("{}:{}", c.id, fmt::join(names(c.vertices), ",")));
-  }
-  return out;
-}
-
-inline double score_sum(const std::vector<PageRankScore>& scores) {
-  double sum = 0;
-  for (const auto& s : scores) sum += s.score;
-  return sum;
-}
-
-// -- graph builders -------------------------------------------------------------------------
-
-/// The design's reference fixture, created in this order (so ids ascend in this order):
-/// Person Alice 30, Bob 25, Charlie 28, Dave 35; KNOWS Alice->Bob 2020, Bob->Charlie 2021,
-/// Charlie->Dave 2022; FOLLOWS Alice->Charlie 2019.
-struct People {
-  Vertex alice, bob, charlie, dave;
-  Edge alice_knows_bob, bob_knows_charlie, charlie_knows_dave, alice_follows_charlie;
-};
-
-inline People make_people(GraphOperations& g) {
-  People p;
-  p.alice = g.create_vertex("Person", {{"name", "Alice"}, {"age", 30}});
-  p.bob = g.create_vertex("Person", {{"name", "Bob"}, {"age", 25}});
-  p.charlie = g.create_vertex("Person", {{"name", "Charlie"}, {"age", 28}});
-  p.dave = g.create_vertex("Person", {{"name", "Dave"}, {"age", 35}});
-  p.alice_knows_bob = g.create_edge(p.alice.id, p.bob.id, "KNOWS", {{"since", 2020}});
-  p.bob_knows_charlie = g.create_edge(p.bob.id, p.charlie.id, "KNOWS", {{"since", 2021}});
-  p.charlie_knows_dave = g.create_edge(p.charlie.id, p.dave.id, "KNOWS", {{"since", 2022}});
-  p.alice_follows_charlie = g.create_edge(p.alice.id, p.charlie.id, "FOLLOWS", {{"since", 2019}});
-  return p;
-}
-
-inline Vertex node(GraphOperations& g, std::string_view name, std::string_view label = "Node") {
-  return g.create_vertex(label, {{"name", std::string(name)}});
-}
-
-inline Edge link(GraphOperations& g, const Vertex& from, const Vertex& to,
-                 std::string_view label = "LINK", const Properties& properties = {}) {
-  return g.create_edge(from.id, to.id, label, properties);
-}
-
-/// Vertices of every label: the members of all weak components.
-inline std::size_t total_vertices(GraphOperations& g) {
-  std::size_t n = 0;
-  for (const auto& c : g.connected_components()) n += c.vertices.size();
-  return n;
-}
-
-/// Edges of every label: the out-degrees of all vertices.
-inline std::int64_t total_edges(GraphOperations& g) {
-  std::int64_t n = 0;
-  for (const auto& c : g.connected_components()) {
-    for (const auto& v : c.vertices) {
-      if (auto d = g.degree_centrality(v.id, {.direction = Direction::out})) n += d->out;
-    }
-  }
-  return n;
-}
-
-/// A graph name no other test run uses: random per process, counted within it.
-inline std::string unique_graph_name() {
-  static const std::uint64_t salt = [] {
-    std::random_device rd;
-    return (std::uint64_t{rd()} << 32) ^ rd();
-  }();
-  static std::atomic<unsigned> counter{0};
-  return fmt::format("conformance_{:016x}_{}", salt, counter++);
-}
-
-// -- the suite ------------------------------------------------------------------------------
-
-template <typename Factory>
-class GraphConformance : public ::testing::Test {
- protected:
-  void SetUp() override {
-    graph_ = Factory::make();
-    if (!graph_) GTEST_SKIP() << "backend unavailable";
-  }
-
-  GraphOperations& graph() { return *graph_; }
-  /// A second, independent instance from the same factory.
-  std::unique_ptr<GraphOperations> other_instance() { return Factory::make(); }
-
- private:
-  std::unique_ptr<GraphOperations> graph_;
-};
-
-TYPED_TEST_SUITE_P(GraphConformance);
-
-using Strings = std::vector<std::string>;
 
 // NOLINTBEGIN(readability-function-cognitive-complexity)
 
@@ -1520,6 +1334,39 @@ REGISTER_TYPED_TEST_SUITE_P(GraphConformance,
                             SelfLoopsAreCyclesCappedByMaxCycles,
                             CyclesThroughOneVertexComeInEdgeIdOrder,
                             CyclesAreOrderedBySmallestVertexId, ParallelEdgesMakeOneCycle,
-                            CyclesFollowEdgeDirectionAndLabels);
+                            CyclesFollowEdgeDirectionAndLabels,
+                            // label-free lookups, incident edges, totals (lookup_section.hpp)
+                            FindVertexAndFindEdgeNeedNoLabel, LabelFreeLookupsOfGarbageFindNothing,
+                            IncidentEdgesFollowDirectionAndLabel,
+                            IncidentEdgesListSelfLoopsOnceAndParallelEdgesEach,
+                            IncidentEdgesOfAnUnknownVertexAreEmpty, TotalsCountEveryLabel,
+                            // pages (paging_section.hpp)
+                            PagesOfVerticesFirstMiddleLastAndEmpty,
+                            PagesOfEdgesFirstMiddleLastAndEmpty, PagesAfterAnyIdFollowIdOrder,
+                            PagedFiltersWithAndWithoutAnIndex, PagesOfIncidentEdges, PagesOfNeighbors,
+                            PagesBetweenWritesSkipNothing, PagingIsStableUnderConcurrentWrites,
+                            // indexes (index_section.hpp)
+                            IndexesAreListedByLabelThenKey, IndexesNeverChangeResults,
+                            UniqueIndexRefusesDuplicateVerticesThroughEveryWritePath,
+                            UniqueIndexRefusesDuplicateEdgesThroughEveryWritePath,
+                            UniqueIndexOverExistingDuplicatesIsNotCreated,
+                            // upsert (upsert_section.hpp)
+                            UpsertCreatesThenMerges, UpsertMatchesLikeAFilter,
+                            UpsertWithSeveralMatchesThrowsNamingHowMany,
+                            ConcurrentUpsertsOfOneMatchCreateOneVertex,
+                            // deadlines (deadline_section.hpp)
+                            PassedDeadlineFailsEveryCallWithoutEffect, TimeoutIsAGraphError,
+                            InnerDeadlineScopeCannotExtendTheOuter, GenerousOrNoDeadlineChangesNothing,
+                            DeadlineScopeBelongsToItsThread,
+                            // transactions (transaction_section.hpp)
+                            TransactionCommitMakesEveryWriteVisibleAtOnce,
+                            TransactionRollbackAndDestructionDiscardEveryWrite,
+                            TransactionReadsSeeItsOwnWrites,
+                            AFailedWriteInsideATransactionHasNoEffectAndTheTransactionGoesOn,
+                            OtherThreadsSeeNothingBeforeCommitAndEverythingAfter,
+                            EndedTransactionsRefuseCallsAndTransactionsDoNotNest,
+                            TransactCommitsReturnsAndRollsBackOnException,
+                            TransactRetriesAConflictingTransaction,
+                            TransfersBetweenAccountsKeepTheSumInEveryReadAndAtTheEnd);
 
 }  // namespace propgraph::conformance

@@ -74,9 +74,10 @@ endif()
 
 run("build" "${CMAKE_COMMAND}" --build "${build}" ${config_args})
 
-# propgraph-consumer always; propgraph-consumer-fiber when the package has propgraph::fiber.
+# propgraph-consumer always; propgraph-consumer-fiber and -json when the package has
+# propgraph::fiber and propgraph::json.
 set(ran 0)
-foreach(name propgraph-consumer propgraph-consumer-fiber)
+foreach(name propgraph-consumer propgraph-consumer-fiber propgraph-consumer-json)
   foreach(exe "${build}/${name}" "${build}/${CONFIG}/${name}")
     if(EXISTS "${exe}" AND NOT IS_DIRECTORY "${exe}")
       run("run ${exe}" "${exe}")

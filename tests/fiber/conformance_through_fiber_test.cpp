@@ -10,10 +10,13 @@
 namespace propgraph::fiber_test {
 namespace {
 
-/// A GraphOperations whose every method is its _async twin, immediately joined.
-class ThroughFiber final : public GraphOperations {
+/// A GraphOperations (Base) whose every method is the _async twin over `target`, immediately
+/// joined; transactions it begins are wrapped the same way, so their calls run on fibers too.
+template <class Base>
+class ThroughFiberOps : public Base {
  public:
-  explicit ThroughFiber(FiberPool* pool) : ops_(pool ? as_fiber(memory_, *pool) : as_fiber(memory_)) {}
+  ThroughFiberOps(GraphOperations& target, FiberPool* pool)
+      : pool_(pool), ops_(pool ? as_fiber(target, *pool) : as_fiber(target)) {}
 
   bool create_graph(std::string_view name) override { return ops_.create_graph_async(name).get(); }
   bool drop_graph(std::string_view name) override { return ops_.drop_graph_async(name).get(); }
@@ -27,8 +30,10 @@ class ThroughFiber final : public GraphOperations {
   std::optional<Vertex> find_vertex_by_id(std::string_view label, const ElementId& id) override {
     return ops_.find_vertex_by_id_async(label, id).get();
   }
-  std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& filter) override {
-    return ops_.find_vertices_by_label_async(label, filter).get();
+  std::optional<Vertex> find_vertex(const ElementId& id) override { return ops_.find_vertex_async(id).get(); }
+  std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& filter,
+                                             const Page& page) override {
+    return ops_.find_vertices_by_label_async(label, filter, page).get();
   }
   std::optional<Vertex> update_vertex(std::string_view label, const ElementId& id,
                                       const Properties& properties) override {
@@ -38,6 +43,10 @@ class ThroughFiber final : public GraphOperations {
     return ops_.delete_vertex_async(label, id).get();
   }
   std::int64_t count_vertices(std::string_view label) override { return ops_.count_vertices_async(label).get(); }
+  std::int64_t count_vertices() override { return ops_.count_vertices_async().get(); }
+  Upserted upsert_vertex(std::string_view label, const Properties& match, const Properties& properties) override {
+    return ops_.upsert_vertex_async(label, match, properties).get();
+  }
 
   Edge create_edge(const ElementId& from, const ElementId& to, std::string_view label,
                    const Properties& properties) override {
@@ -46,8 +55,12 @@ class ThroughFiber final : public GraphOperations {
   std::optional<Edge> find_edge_by_id(std::string_view label, const ElementId& id) override {
     return ops_.find_edge_by_id_async(label, id).get();
   }
-  std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& filter) override {
-    return ops_.find_edges_by_label_async(label, filter).get();
+  std::optional<Edge> find_edge(const ElementId& id) override { return ops_.find_edge_async(id).get(); }
+  std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& filter, const Page& page) override {
+    return ops_.find_edges_by_label_async(label, filter, page).get();
+  }
+  std::vector<Edge> incident_edges(const ElementId& vertex, const EdgeQuery& query) override {
+    return ops_.incident_edges_async(vertex, query).get();
   }
   std::optional<Edge> update_edge(std::string_view label, const ElementId& id,
                                   const Properties& properties) override {
@@ -57,6 +70,21 @@ class ThroughFiber final : public GraphOperations {
     return ops_.delete_edge_async(label, id).get();
   }
   std::int64_t count_edges(std::string_view label) override { return ops_.count_edges_async(label).get(); }
+  std::int64_t count_edges() override { return ops_.count_edges_async().get(); }
+
+  bool create_index(std::string_view label, std::string_view key, const IndexOptions& options) override {
+    return ops_.create_index_async(label, key, options).get();
+  }
+  bool drop_index(std::string_view label, std::string_view key) override {
+    return ops_.drop_index_async(label, key).get();
+  }
+  std::vector<IndexInfo> indexes() override { return ops_.indexes_async().get(); }
+  std::vector<ElementId> create_vertices(std::span<const NewVertex> vertices) override {
+    return ops_.create_vertices_async(vertices).get();
+  }
+  std::vector<ElementId> create_edges(std::span<const NewEdge> edges) override {
+    return ops_.create_edges_async(edges).get();
+  }
 
   std::vector<Vertex> neighbors(const ElementId& start, const NeighborOptions& options) override {
     return ops_.neighbors_async(start, options).get();
@@ -88,9 +116,44 @@ class ThroughFiber final : public GraphOperations {
     return ops_.detect_cycles_async(options).get();
   }
 
- private:
-  MemoryGraph memory_;
+ protected:
+  FiberPool* pool_;
   FiberOperations ops_;
+};
+
+/// A transaction begun through the facade: its calls, commit and rollback run on fibers.
+class TransactionThroughFiber final : public ThroughFiberOps<Transaction> {
+ public:
+  TransactionThroughFiber(std::unique_ptr<Transaction> tx, FiberPool* pool)
+      : ThroughFiberOps(*tx, pool), tx_(std::move(tx)) {}
+  void commit() override {
+    ops_.start([tx = tx_.get()] {
+          tx->commit();
+          return true;
+        }).get();
+  }
+  void rollback() override {
+    ops_.start([tx = tx_.get()] {
+          tx->rollback();
+          return true;
+        }).get();
+  }
+  [[nodiscard]] bool is_open() const noexcept override { return tx_->is_open(); }
+
+ private:
+  std::unique_ptr<Transaction> tx_;
+};
+
+/// A MemoryGraph used only through the facade.
+class ThroughFiber final : public ThroughFiberOps<GraphOperations> {
+ public:
+  explicit ThroughFiber(FiberPool* pool) : ThroughFiberOps(memory_, pool) {}
+  std::unique_ptr<Transaction> begin() override {
+    return std::make_unique<TransactionThroughFiber>(ops_.begin_async().get(), pool_);
+  }
+
+ private:
+  MemoryGraph memory_;  // constructed after the base, which only keeps a reference to it
 };
 
 struct OnCallingThread {

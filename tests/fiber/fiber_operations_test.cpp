@@ -16,7 +16,7 @@
 #include <boost/fiber/operations.hpp>
 
 #include "conformance_suite.hpp"
-#include "delegating_graph.hpp"
+#include "propgraph/decorator.hpp"
 #include "propgraph/fiber.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 
@@ -233,9 +233,10 @@ class Unusual : public std::logic_error {
 };
 
 /// find_vertex_by_id sleeps (fiber-aware) first; count_vertices throws what the test chose.
-class SlowGraph final : public DelegatingGraph {
+class SlowGraph final : public GraphDecorator {
  public:
-  using DelegatingGraph::DelegatingGraph;
+  using GraphDecorator::GraphDecorator;
+  using GraphDecorator::count_vertices;
   std::chrono::milliseconds delay{0};
   int throw_kind = 0;
   std::vector<std::thread::id> threads_seen;
@@ -243,13 +244,13 @@ class SlowGraph final : public DelegatingGraph {
   std::optional<Vertex> find_vertex_by_id(std::string_view label, const ElementId& id) override {
     threads_seen.push_back(std::this_thread::get_id());
     boost::this_fiber::sleep_for(delay);
-    return DelegatingGraph::find_vertex_by_id(label, id);
+    return GraphDecorator::find_vertex_by_id(label, id);
   }
   std::int64_t count_vertices(std::string_view label) override {
     if (throw_kind == 1) throw QueryError("server said no to " + std::string(label));
     if (throw_kind == 2) throw Unusual("not even a propgraph error");
     if (throw_kind == 3) throw 42;
-    return DelegatingGraph::count_vertices(label);
+    return GraphDecorator::count_vertices(label);
   }
 };
 

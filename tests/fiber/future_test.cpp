@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <boost/fiber/operations.hpp>
@@ -168,9 +169,12 @@ TEST(Future, TimedWaitsOnAFiberSuspendOnlyThatFiber) {
     while (slow.wait_for(1ms) == future_status::timeout) {
       if (++timeouts == 5) release = true;
     }
-    return slow.get() + timeouts;
+    return std::pair{slow.get(), timeouts};
   });
-  EXPECT_EQ(waiter.get(), 1 + 5);
+  // Five timeouts release the result; on a loaded machine its arrival may take another one.
+  const auto [value, timeouts] = waiter.get();
+  EXPECT_EQ(value, 1);
+  EXPECT_GE(timeouts, 5);
   ticker.get();
   EXPECT_GT(ticks.load(), 0) << "the waiting fiber blocked its thread";
 }

@@ -303,8 +303,12 @@ TEST(Export, UnrepresentableValueFailsAndLeavesNoFile) {
 }
 
 TEST(Export, InvalidUtf8IsRejected) {
-  MemoryGraph g;
-  g.create_vertex("P", {{"s", "bad \xff"}});
+  MemoryGraph inner;
+  inner.create_vertex("P", {{"s", "good"}});
+  FailingGraph g(inner);
+  g.alter_found_vertices = [](std::vector<Vertex>& found) {
+    for (auto& v : found) v.properties = Properties{{"s", "bad \xff"}};
+  };
   std::ostringstream out, v, e;
   EXPECT_THROW(export_ndjson(g, out), InvalidArgument);
   EXPECT_THROW(export_graphml(g, out), InvalidArgument);

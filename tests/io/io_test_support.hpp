@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -15,8 +16,10 @@
 #include <vector>
 
 #include "propgraph/fmt.hpp"
+#include "propgraph/decorator.hpp"
 #include "propgraph/io.hpp"
 #include "propgraph/memory/memory_graph.hpp"
+#include "graph_content.hpp"
 
 namespace propgraph::io::test {
 
@@ -58,132 +61,32 @@ inline std::string read_file(const fs::path& path) {
   return text.str();
 }
 
-/// Everything a graph holds, ids included: equal snapshots mean an unchanged graph.
-struct Snapshot {
-  std::vector<Vertex> vertices;  // by label, then id
-  std::vector<Edge> edges;
-  std::map<std::string, std::int64_t> vertex_counts;
-  std::map<std::string, std::int64_t> edge_counts;
-  friend bool operator==(const Snapshot&, const Snapshot&) = default;
-};
-
-inline Snapshot snapshot(GraphOperations& g) {
-  Snapshot s;
-  for (const auto& label : g.vertex_labels()) {
-    auto some = g.find_vertices_by_label(label);
-    s.vertices.insert(s.vertices.end(), some.begin(), some.end());
-    s.vertex_counts[label] = g.count_vertices(label);
-  }
-  for (const auto& label : g.edge_labels()) {
-    auto some = g.find_edges_by_label(label);
-    s.edges.insert(s.edges.end(), some.begin(), some.end());
-    s.edge_counts[label] = g.count_edges(label);
-  }
-  return s;
-}
-
-/// A graph's content without its ids: vertices in id order as (label, properties), edges in
-/// id order as (label, from position, to position, properties). Graphs built from the same
-/// records in the same order have equal shapes.
-struct Shape {
-  std::vector<std::pair<std::string, Properties>> vertices;
-  std::vector<std::tuple<std::string, std::size_t, std::size_t, Properties>> edges;
-  friend bool operator==(const Shape&, const Shape&) = default;
-};
-
-inline Shape shape(GraphOperations& g, const std::string& drop_property = "") {
-  std::vector<Vertex> vertices;
-  for (const auto& label : g.vertex_labels()) {
-    auto some = g.find_vertices_by_label(label);
-    vertices.insert(vertices.end(), some.begin(), some.end());
-  }
-  std::sort(vertices.begin(), vertices.end(), [](const Vertex& a, const Vertex& b) { return a.id < b.id; });
-  std::vector<Edge> edges;
-  for (const auto& label : g.edge_labels()) {
-    auto some = g.find_edges_by_label(label);
-    edges.insert(edges.end(), some.begin(), some.end());
-  }
-  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.id < b.id; });
-  std::map<ElementId, std::size_t> position;
-  Shape s;
-  auto props = [&](Properties p) {
-    if (!drop_property.empty()) p.erase(drop_property);
-    return p;
-  };
-  for (const auto& v : vertices) {
-    position[v.id] = s.vertices.size();
-    s.vertices.emplace_back(v.label, props(v.properties));
-  }
-  for (const auto& e : edges) s.edges.emplace_back(e.label, position.at(e.from), position.at(e.to), props(e.properties));
-  return s;
-}
-
-inline std::string describe(const Shape& s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.vertices.size(); ++i) {
-    out += fmt::format("v{} {} {}\n", i, s.vertices[i].first, s.vertices[i].second);
-  }
-  for (const auto& [label, from, to, p] : s.edges) out += fmt::format("e {} v{}->v{} {}\n", label, from, to, p);
-  return out;
-}
-
-/// Forwards to a MemoryGraph, but throws QueryError on the n-th create_edge (1-based).
-class FailingGraph final : public GraphOperations {
+/// Forwards to a MemoryGraph, but throws QueryError on the n-th create_edge (1-based; 0: never;
+/// bulk edge creation goes through create_edge one edge at a time) and passes what
+/// find_vertices_by_label finds through alter_found_vertices.
+class FailingGraph final : public GraphDecorator {
  public:
-  explicit FailingGraph(MemoryGraph& inner, int fail_on_edge) : inner_(inner), fail_on_edge_(fail_on_edge) {}
+  explicit FailingGraph(MemoryGraph& inner, int fail_on_edge = 0) : GraphDecorator(inner), fail_on_edge_(fail_on_edge) {}
 
-  bool create_graph(std::string_view name) override { return inner_.create_graph(name); }
-  bool drop_graph(std::string_view name) override { return inner_.drop_graph(name); }
-  bool graph_exists(std::string_view name) override { return inner_.graph_exists(name); }
-  std::vector<std::string> vertex_labels() override { return inner_.vertex_labels(); }
-  std::vector<std::string> edge_labels() override { return inner_.edge_labels(); }
-  Vertex create_vertex(std::string_view label, const Properties& p) override { return inner_.create_vertex(label, p); }
-  std::optional<Vertex> find_vertex_by_id(std::string_view label, const ElementId& id) override {
-    return inner_.find_vertex_by_id(label, id);
+  /// Stands for a graph holding text its own writes refuse (filled by an older version, or by
+  /// another client of the same database).
+  std::function<void(std::vector<Vertex>&)> alter_found_vertices;
+
+  std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& filter,
+                                             const Page& page) override {
+    auto found = GraphDecorator::find_vertices_by_label(label, filter, page);
+    if (alter_found_vertices) alter_found_vertices(found);
+    return found;
   }
-  std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& f) override {
-    return inner_.find_vertices_by_label(label, f);
-  }
-  std::optional<Vertex> update_vertex(std::string_view label, const ElementId& id, const Properties& p) override {
-    return inner_.update_vertex(label, id, p);
-  }
-  bool delete_vertex(std::string_view label, const ElementId& id) override { return inner_.delete_vertex(label, id); }
-  std::int64_t count_vertices(std::string_view label) override { return inner_.count_vertices(label); }
   Edge create_edge(const ElementId& from, const ElementId& to, std::string_view label, const Properties& p) override {
     if (++edges_ == fail_on_edge_) throw QueryError("injected failure");
-    return inner_.create_edge(from, to, label, p);
+    return GraphDecorator::create_edge(from, to, label, p);
   }
-  std::optional<Edge> find_edge_by_id(std::string_view label, const ElementId& id) override {
-    return inner_.find_edge_by_id(label, id);
+  std::vector<ElementId> create_edges(std::span<const NewEdge> edges) override {
+    return GraphOperations::create_edges(edges);  // the default: one create_edge per edge
   }
-  std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& f) override {
-    return inner_.find_edges_by_label(label, f);
-  }
-  std::optional<Edge> update_edge(std::string_view label, const ElementId& id, const Properties& p) override {
-    return inner_.update_edge(label, id, p);
-  }
-  bool delete_edge(std::string_view label, const ElementId& id) override { return inner_.delete_edge(label, id); }
-  std::int64_t count_edges(std::string_view label) override { return inner_.count_edges(label); }
-  std::vector<Vertex> neighbors(const ElementId& s, const NeighborOptions& o) override { return inner_.neighbors(s, o); }
-  std::optional<Path> shortest_path(const ElementId& a, const ElementId& b, const PathOptions& o) override {
-    return inner_.shortest_path(a, b, o);
-  }
-  std::vector<Path> all_paths(const ElementId& a, const ElementId& b, const PathOptions& o) override {
-    return inner_.all_paths(a, b, o);
-  }
-  std::vector<PageRankScore> page_rank(const PageRankOptions& o) override { return inner_.page_rank(o); }
-  std::optional<Degree> degree_centrality(const ElementId& id, const DegreeOptions& o) override {
-    return inner_.degree_centrality(id, o);
-  }
-  std::vector<Component> connected_components(const ComponentOptions& o) override {
-    return inner_.connected_components(o);
-  }
-  std::vector<Visit> bfs(const ElementId& s, const TraversalOptions& o) override { return inner_.bfs(s, o); }
-  std::vector<Visit> dfs(const ElementId& s, const TraversalOptions& o) override { return inner_.dfs(s, o); }
-  std::vector<Cycle> detect_cycles(const CycleOptions& o) override { return inner_.detect_cycles(o); }
 
  private:
-  MemoryGraph& inner_;
   int fail_on_edge_;
   int edges_ = 0;
 };

@@ -1,12 +1,14 @@
 // LatencyGraph: every call waits, then delegates unchanged; fibers overlap their waits.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <boost/fiber/fiber.hpp>
@@ -273,6 +275,41 @@ TEST(LatencyOptions, RejectsOutOfRangeFields) {
   EXPECT_NO_THROW(LatencyOptions::uniform(1ms, 1ms).validate());
   propgraph::MemoryGraph backend;
   EXPECT_THROW(LatencyGraph(backend, LatencyOptions::fixed(-1ns)), propgraph::InvalidArgument);
+}
+
+// Huge means and deviations clamp to nanoseconds::max() instead of overflowing into negatives.
+TEST(LatencyOptions, HugeDrawsClampInsteadOfOverflowing) {
+  constexpr auto max = std::chrono::nanoseconds::max();
+  const std::vector<LatencyOptions> huge{
+      LatencyOptions::uniform(max, max, 1),     LatencyOptions::normal(max, max, 2),
+      LatencyOptions::normal(max / 2, max, 3),  LatencyOptions::exponential(max, 4),
+      LatencyOptions::lognormal(max, max, 5),
+  };
+  for (const auto& options : huge) {
+    options.validate();
+    bool reached_max = false;
+    for (std::uint64_t n = 0; n < 2000; ++n) {
+      const auto wait = options.wait_for_call(n);
+      ASSERT_GE(wait.count(), 0) << "distribution " << static_cast<int>(options.distribution) << " call " << n;
+      reached_max = reached_max || wait == max;
+    }
+    EXPECT_TRUE(reached_max) << "distribution " << static_cast<int>(options.distribution);
+  }
+}
+
+// fixed(nanoseconds::max()) waits (for ever) instead of overflowing now() + d into the past.
+TEST(LatencyGraph, TheLongestFixedWaitWaits) {
+  auto graph = std::make_shared<LatencyGraph>(std::make_shared<MemoryGraph>(),
+                                              LatencyOptions::fixed(std::chrono::nanoseconds::max()));
+  auto returned = std::make_shared<std::atomic<bool>>(false);
+  // The call never returns: the thread is left behind, holding what it uses.
+  std::thread([graph, returned] {
+    (void)graph->graph_exists("g1");
+    returned->store(true);
+  }).detach();
+  std::this_thread::sleep_for(200ms);
+  EXPECT_FALSE(returned->load());
+  EXPECT_EQ(graph->calls(), 1u);
 }
 
 }  // namespace

@@ -186,7 +186,7 @@ TEST(MemoryIndex, CoversExistingElementsAndEdgesOfTheLabel) {
   ASSERT_TRUE(g.create_index("Node", "k"));
   EXPECT_EQ(ids_of(g.find_vertices_by_label("Node", {{"k", 1}})), std::vector{a.id});
   EXPECT_EQ(ids_of(g.find_edges_by_label("Node", {{"k", 1}})), std::vector{e.id});
-  const std::vector<std::pair<std::string, std::string>> expected{{"Node", "k"}};
+  const std::vector<IndexInfo> expected{{"Node", "k", false}};
   EXPECT_EQ(g.indexes(), expected);
   EXPECT_TRUE(g.drop_index("Node", "k"));
   EXPECT_FALSE(g.drop_index("Node", "k"));

@@ -17,6 +17,7 @@
 #include "propgraph/errors.hpp"
 #include "propgraph/fmt.hpp"
 #include "propgraph/model.hpp"
+#include "propgraph/operations.hpp"
 
 namespace propgraph {
 // Readable failure messages.
@@ -108,6 +109,39 @@ TEST(Value, UnsignedAboveInt64MaxThrows) {
   EXPECT_THROW(Value(std::numeric_limits<std::uint64_t>::max()), InvalidArgument);
   EXPECT_EQ(Value(std::numeric_limits<std::int64_t>::min()).as_int(),
             std::numeric_limits<std::int64_t>::min());
+}
+
+// Characters are not values (they used to become the bool true): a Value, a Properties entry and
+// a property of create_vertex refuse every character type at compile time. Each concept holds
+// for strings and integers, so the negative checks are not vacuous. (tests/CMakeLists.txt also
+// compiles model/char_value_compile_fail.cpp and expects the compiler to refuse it.)
+template <class C>
+concept value_from = requires(C c) {
+  { Value(c) } -> std::same_as<Value>;
+};
+template <class C>
+concept properties_entry_from = requires(C c) { Properties{{"initial", c}}; };
+template <class C>
+concept vertex_property_from = requires(propgraph::GraphOperations& g, C c) {
+  g.create_vertex("Person", {{"grade", c}});
+};
+
+static_assert(!value_from<char> && !value_from<wchar_t> && !value_from<char8_t> && !value_from<char16_t> &&
+              !value_from<char32_t> && !value_from<const char&>);
+static_assert(!std::is_convertible_v<char, Value>);
+static_assert(!properties_entry_from<char>);
+static_assert(!vertex_property_from<char>);
+static_assert(value_from<const char*> && value_from<int> && value_from<bool> && value_from<double>);
+static_assert(properties_entry_from<const char*> && properties_entry_from<int>);
+static_assert(vertex_property_from<const char*> && vertex_property_from<std::int64_t>);
+// signed char and unsigned char are small integers, not characters.
+static_assert(value_from<signed char> && value_from<unsigned char> && properties_entry_from<unsigned char>);
+
+TEST(Value, SignedAndUnsignedCharAreIntegers) {
+  EXPECT_EQ(Value(static_cast<signed char>(65)), Value(65));
+  EXPECT_EQ(Value(static_cast<signed char>(-1)), Value(-1));
+  EXPECT_EQ(Value(static_cast<unsigned char>(200)), Value(200));
+  EXPECT_EQ(Value(static_cast<unsigned char>(200)).type(), ValueType::integer);
 }
 
 TEST(Value, AccessorsReturnTheHeldValue) {

@@ -1,7 +1,9 @@
 // The fiber facade: every GraphOperations method as an `_async` twin returning a fiber future.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <span>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +13,7 @@
 
 #include "propgraph/fiber/fiber_pool.hpp"
 #include "propgraph/fiber/spawn.hpp"
+#include "propgraph/deadline.hpp"
 #include "propgraph/operations.hpp"
 
 namespace propgraph {
@@ -69,16 +72,40 @@ class FiberOperations {
   /// How calls start on the calling thread (unused with a pool).
   [[nodiscard]] const FiberOptions& options() const noexcept { return options_; }
 
+  /// A facade whose calls each run under a deadline `timeout` after the call starts (or the
+  /// caller's own deadline, when that is earlier): a call that cannot finish in time fails with
+  /// Timeout. See DeadlineScope.
+  [[nodiscard]] FiberOperations with_timeout(std::chrono::nanoseconds timeout) const noexcept {
+    FiberOperations copy = *this;
+    copy.timeout_ = timeout;
+    return copy;
+  }
+  /// The per-call budget set by with_timeout(), if any.
+  [[nodiscard]] std::optional<std::chrono::nanoseconds> timeout() const noexcept { return timeout_; }
+
   /// The one wrapping mechanism: runs `graph.*Method(args...)` on a fiber. Arguments are stored
   /// as detail::owned_t copies and passed to the method as lvalues.
   template <auto Method, class... Args>
   [[nodiscard]] auto call(Args&&... args) const
       -> Future<std::invoke_result_t<decltype(Method), GraphOperations&, const detail::owned_t<Args>&...>> {
-    auto task = [graph = graph_, ... owned = detail::owned_t<Args>(std::forward<Args>(args))]() {
+    return start([graph = graph_, ... owned = detail::owned_t<Args>(std::forward<Args>(args))]() {
       return (graph->*Method)(owned...);
+    });
+  }
+
+  /// Runs `task()` on a fiber as every call does: where the facade runs calls, under the
+  /// caller's deadline (and with_timeout's), which travels with it as a DeadlineScope.
+  template <class Task>
+  [[nodiscard]] auto start(Task task) const -> Future<std::invoke_result_t<Task&>> {
+    auto scoped = [deadline = call_deadline(), task = std::move(task)]() mutable {
+      if (deadline) {
+        DeadlineScope scope(*deadline);
+        return task();
+      }
+      return task();
     };
-    if (pool_ != nullptr) return pool_->submit(std::move(task));
-    return run_on_fiber(std::move(task), options_);
+    if (pool_ != nullptr) return pool_->submit(std::move(scoped));
+    return run_on_fiber(std::move(scoped), options_);
   }
 
   // -- session -------------------------------------------------------------------------------
@@ -91,18 +118,44 @@ class FiberOperations {
   // -- vertices ------------------------------------------------------------------------------
   [[nodiscard]] Future<Vertex> create_vertex_async(std::string_view label, const Properties& properties = {}) const { return call<&GraphOperations::create_vertex>(label, properties); }
   [[nodiscard]] Future<std::optional<Vertex>> find_vertex_by_id_async(std::string_view label, const ElementId& id) const { return call<&GraphOperations::find_vertex_by_id>(label, id); }
-  [[nodiscard]] Future<std::vector<Vertex>> find_vertices_by_label_async(std::string_view label, const Properties& filter = {}) const { return call<&GraphOperations::find_vertices_by_label>(label, filter); }
+  [[nodiscard]] Future<std::optional<Vertex>> find_vertex_async(const ElementId& id) const { return call<&GraphOperations::find_vertex>(id); }
+  [[nodiscard]] Future<std::vector<Vertex>> find_vertices_by_label_async(std::string_view label, const Properties& filter = {}, const Page& page = {}) const { return call<&GraphOperations::find_vertices_by_label>(label, filter, page); }
   [[nodiscard]] Future<std::optional<Vertex>> update_vertex_async(std::string_view label, const ElementId& id, const Properties& properties) const { return call<&GraphOperations::update_vertex>(label, id, properties); }
   [[nodiscard]] Future<bool> delete_vertex_async(std::string_view label, const ElementId& id) const { return call<&GraphOperations::delete_vertex>(label, id); }
-  [[nodiscard]] Future<std::int64_t> count_vertices_async(std::string_view label) const { return call<&GraphOperations::count_vertices>(label); }
+  [[nodiscard]] Future<std::int64_t> count_vertices_async(std::string_view label) const { return call<static_cast<std::int64_t (GraphOperations::*)(std::string_view)>(&GraphOperations::count_vertices)>(label); }
+  [[nodiscard]] Future<std::int64_t> count_vertices_async() const { return call<static_cast<std::int64_t (GraphOperations::*)()>(&GraphOperations::count_vertices)>(); }
+  [[nodiscard]] Future<Upserted> upsert_vertex_async(std::string_view label, const Properties& match, const Properties& properties = {}) const { return call<&GraphOperations::upsert_vertex>(label, match, properties); }
 
   // -- edges ---------------------------------------------------------------------------------
   [[nodiscard]] Future<Edge> create_edge_async(const ElementId& from, const ElementId& to, std::string_view label, const Properties& properties = {}) const { return call<&GraphOperations::create_edge>(from, to, label, properties); }
   [[nodiscard]] Future<std::optional<Edge>> find_edge_by_id_async(std::string_view label, const ElementId& id) const { return call<&GraphOperations::find_edge_by_id>(label, id); }
-  [[nodiscard]] Future<std::vector<Edge>> find_edges_by_label_async(std::string_view label, const Properties& filter = {}) const { return call<&GraphOperations::find_edges_by_label>(label, filter); }
+  [[nodiscard]] Future<std::optional<Edge>> find_edge_async(const ElementId& id) const { return call<&GraphOperations::find_edge>(id); }
+  [[nodiscard]] Future<std::vector<Edge>> find_edges_by_label_async(std::string_view label, const Properties& filter = {}, const Page& page = {}) const { return call<&GraphOperations::find_edges_by_label>(label, filter, page); }
+  [[nodiscard]] Future<std::vector<Edge>> incident_edges_async(const ElementId& vertex, const EdgeQuery& query = {}) const { return call<&GraphOperations::incident_edges>(vertex, query); }
   [[nodiscard]] Future<std::optional<Edge>> update_edge_async(std::string_view label, const ElementId& id, const Properties& properties) const { return call<&GraphOperations::update_edge>(label, id, properties); }
   [[nodiscard]] Future<bool> delete_edge_async(std::string_view label, const ElementId& id) const { return call<&GraphOperations::delete_edge>(label, id); }
-  [[nodiscard]] Future<std::int64_t> count_edges_async(std::string_view label) const { return call<&GraphOperations::count_edges>(label); }
+  [[nodiscard]] Future<std::int64_t> count_edges_async(std::string_view label) const { return call<static_cast<std::int64_t (GraphOperations::*)(std::string_view)>(&GraphOperations::count_edges)>(label); }
+  [[nodiscard]] Future<std::int64_t> count_edges_async() const { return call<static_cast<std::int64_t (GraphOperations::*)()>(&GraphOperations::count_edges)>(); }
+
+  // -- indexes and bulk writes ---------------------------------------------------------------
+  [[nodiscard]] Future<bool> create_index_async(std::string_view label, std::string_view key, const IndexOptions& options = {}) const { return call<&GraphOperations::create_index>(label, key, options); }
+  [[nodiscard]] Future<bool> drop_index_async(std::string_view label, std::string_view key) const { return call<&GraphOperations::drop_index>(label, key); }
+  [[nodiscard]] Future<std::vector<IndexInfo>> indexes_async() const { return call<&GraphOperations::indexes>(); }
+  /// The elements are copied into the fiber: the span need not outlive the call.
+  [[nodiscard]] Future<std::vector<ElementId>> create_vertices_async(std::span<const NewVertex> vertices) const { return call<&GraphOperations::create_vertices>(std::vector<NewVertex>(vertices.begin(), vertices.end())); }
+  /// The elements are copied into the fiber: the span need not outlive the call.
+  [[nodiscard]] Future<std::vector<ElementId>> create_edges_async(std::span<const NewEdge> edges) const { return call<&GraphOperations::create_edges>(std::vector<NewEdge>(edges.begin(), edges.end())); }
+
+  // -- transactions ------------------------------------------------------------------------------
+  /// A transaction of the wrapped graph; run its calls on fibers with as_fiber(*tx).
+  [[nodiscard]] Future<std::unique_ptr<Transaction>> begin_async() const { return call<&GraphOperations::begin>(); }
+  /// propgraph::transact(graph, fn, options) on a fiber: fn(Transaction&) runs there, the
+  /// transaction commits, and conflicts are retried. fn is moved into the fiber.
+  template <class Fn>
+  [[nodiscard]] auto transact_async(Fn fn, TransactOptions options = {}) const
+      -> Future<std::invoke_result_t<Fn&, Transaction&>> {
+    return start([graph = graph_, fn = std::move(fn), options]() mutable { return transact(*graph, fn, options); });
+  }
 
   // -- traversal -----------------------------------------------------------------------------
   [[nodiscard]] Future<std::vector<Vertex>> neighbors_async(const ElementId& start, const NeighborOptions& options = {}) const { return call<&GraphOperations::neighbors>(start, options); }
@@ -118,9 +171,20 @@ class FiberOperations {
   [[nodiscard]] Future<std::vector<Cycle>> detect_cycles_async(const CycleOptions& options = {}) const { return call<&GraphOperations::detect_cycles>(options); }
 
  private:
+  /// The deadline a call started now runs under: the caller's, or now + timeout_ if earlier.
+  [[nodiscard]] std::optional<DeadlineClock::time_point> call_deadline() const {
+    auto deadline = current_deadline();
+    if (timeout_) {
+      const auto own = deadline_after(*timeout_);
+      if (!deadline || own < *deadline) deadline = own;
+    }
+    return deadline;
+  }
+
   GraphOperations* graph_;
   FiberPool* pool_ = nullptr;
   FiberOptions options_{};
+  std::optional<std::chrono::nanoseconds> timeout_;
 };
 
 /// The fiber facade over `graph`, running calls on the calling thread's scheduler as `options`

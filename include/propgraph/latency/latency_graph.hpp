@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "propgraph/decorator.hpp"
 #include "propgraph/latency/wait.hpp"
-#include "propgraph/operations.hpp"
 
 namespace propgraph {
 
@@ -59,7 +59,8 @@ struct LatencyOptions {
   }
 
   /// The wait of call number `n` (counting from 0): a pure function of these options and `n`
-  /// (a counter-based generator, no shared state), never negative. O(1).
+  /// (a counter-based generator, no shared state), never negative; draws beyond the range of
+  /// nanoseconds are clamped to nanoseconds::max(). O(1).
   [[nodiscard]] std::chrono::nanoseconds wait_for_call(std::uint64_t n) const noexcept;
 
   /// Throws InvalidArgument when a field is out of range (see the fields).
@@ -69,9 +70,11 @@ struct LatencyOptions {
 /// Decorates any GraphOperations with a wait before each call: a stand-in for a backend across
 /// a network, for capacity planning and for measuring execution models (propgraph-concurrency).
 ///
-/// - Every GraphOperations method, including the session and label methods, first waits, then
-///   calls the same method of the backend with the same arguments and returns its result or
-///   lets its exception through unchanged. Nothing else is added, cached or reordered.
+/// - Every GraphOperations method, including the session, label, index and bulk methods, first
+///   waits, then calls the same method of the backend with the same arguments and returns its
+///   result or lets its exception through unchanged. Nothing else is added, cached or reordered.
+/// - Deadlines (DeadlineScope): when the deadline in force comes before the end of the wait, the
+///   call waits until the deadline and throws Timeout without calling the backend.
 /// - The wait is propgraph::wait_for (wait.hpp): on a fiber it suspends only that fiber, so
 ///   the thread's other fibers keep running; on a thread's main context it blocks the thread,
 ///   exactly as a blocking network driver does. A zero wait does not yield.
@@ -82,7 +85,7 @@ struct LatencyOptions {
 /// - Each call waits at least its drawn wait; the OS timer slack (50 µs by default on Linux,
 ///   see wait_until) and scheduling add to it.
 /// - Thread safety: as safe as the backend; LatencyGraph itself only keeps an atomic counter.
-class LatencyGraph final : public GraphOperations {
+class LatencyGraph final : public GraphDecorator {
  public:
   /// Decorates `backend`, which must outlive this object. Throws InvalidArgument when
   /// `options` is invalid (LatencyOptions::validate).
@@ -93,54 +96,16 @@ class LatencyGraph final : public GraphOperations {
   LatencyGraph(const LatencyGraph&) = delete;
   LatencyGraph& operator=(const LatencyGraph&) = delete;
 
-  [[nodiscard]] GraphOperations& backend() const noexcept { return *backend_; }
+  [[nodiscard]] GraphOperations& backend() const noexcept { return inner(); }
   [[nodiscard]] const LatencyOptions& options() const noexcept { return options_; }
   /// Calls started so far (each has drawn its wait).
   [[nodiscard]] std::uint64_t calls() const noexcept { return calls_.load(std::memory_order_relaxed); }
 
-  bool create_graph(std::string_view name) override;
-  bool drop_graph(std::string_view name) override;
-  bool graph_exists(std::string_view name) override;
-  std::vector<std::string> vertex_labels() override;
-  std::vector<std::string> edge_labels() override;
-
-  Vertex create_vertex(std::string_view label, const Properties& properties = {}) override;
-  std::optional<Vertex> find_vertex_by_id(std::string_view label, const ElementId& id) override;
-  std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& filter = {}) override;
-  std::optional<Vertex> update_vertex(std::string_view label, const ElementId& id,
-                                      const Properties& properties) override;
-  bool delete_vertex(std::string_view label, const ElementId& id) override;
-  std::int64_t count_vertices(std::string_view label) override;
-
-  Edge create_edge(const ElementId& from, const ElementId& to, std::string_view label,
-                   const Properties& properties = {}) override;
-  std::optional<Edge> find_edge_by_id(std::string_view label, const ElementId& id) override;
-  std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& filter = {}) override;
-  std::optional<Edge> update_edge(std::string_view label, const ElementId& id,
-                                  const Properties& properties) override;
-  bool delete_edge(std::string_view label, const ElementId& id) override;
-  std::int64_t count_edges(std::string_view label) override;
-
-  std::vector<Vertex> neighbors(const ElementId& start, const NeighborOptions& options = {}) override;
-  std::optional<Path> shortest_path(const ElementId& from, const ElementId& to,
-                                    const PathOptions& options = {}) override;
-  std::vector<Path> all_paths(const ElementId& from, const ElementId& to,
-                              const PathOptions& options = {}) override;
-
-  std::vector<PageRankScore> page_rank(const PageRankOptions& options = {}) override;
-  std::optional<Degree> degree_centrality(const ElementId& id, const DegreeOptions& options = {}) override;
-  std::vector<Component> connected_components(const ComponentOptions& options = {}) override;
-  std::vector<Visit> bfs(const ElementId& start, const TraversalOptions& options = {}) override;
-  std::vector<Visit> dfs(const ElementId& start, const TraversalOptions& options = {}) override;
-  std::vector<Cycle> detect_cycles(const CycleOptions& options = {}) override;
+ protected:
+  /// Waits for the next draw (or until the deadline, then throws Timeout), then runs the call.
+  void around(Operation op, CallRef call) override;
 
  private:
-  /// The one decorating mechanism: wait for the next draw, then `backend.*Method(args...)`.
-  template <auto Method, class... Args>
-  decltype(auto) after_wait(Args&&... args);
-
-  std::shared_ptr<GraphOperations> owner_;  // empty when the backend is borrowed
-  GraphOperations* backend_;
   LatencyOptions options_;
   std::atomic<std::uint64_t> calls_{0};
 };

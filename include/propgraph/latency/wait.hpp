@@ -20,7 +20,9 @@ namespace propgraph {
 /// lower it with prctl(PR_SET_TIMERSLACK, ns), which also applies to threads started afterwards.
 void wait_until(std::chrono::steady_clock::time_point deadline);
 
-/// wait_until(now + duration). A zero or negative duration returns at once without yielding.
+/// wait_until(now + duration), the sum saturating at time_point::max() (a huge duration waits
+/// for ever rather than overflowing). A zero or negative duration returns at once without
+/// yielding.
 void wait_for(std::chrono::nanoseconds duration);
 
 }  // namespace propgraph

@@ -1,7 +1,12 @@
 // The embedded in-memory backend.
 #pragma once
 
+#include <chrono>
+#include <concepts>
+#include <cstdint>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -11,15 +16,70 @@
 
 namespace propgraph {
 
+/// How a durable MemoryGraph syncs its write-ahead log (see docs/durability.md).
+enum class SyncPolicy : std::uint8_t {
+  /// Every write returns once its log record is synced to disk; concurrent writes share one
+  /// sync (group commit). Survives a crash of the process or of the machine.
+  every_commit,
+  /// Log records are written and synced at least every sync_interval. A crash loses at most
+  /// the writes of the last interval, never a part of one, and keeps a prefix of the rest.
+  interval,
+  /// Log records are handed to the OS at least every sync_interval and never synced by
+  /// propgraph. A crash of the process loses at most the last interval's writes; a crash of the
+  /// machine what the OS had not yet written. Always a prefix, never a part of a write.
+  none,
+};
+
+/// What opening a durable graph does when a file is damaged.
+enum class RecoveryMode : std::uint8_t {
+  /// Refuse with StorageError naming the file and offset (a torn last log record, as a crash
+  /// in the middle of an append leaves it, is not damage: it is dropped).
+  strict,
+  /// Open with everything before the first damaged log record and delete the log from there
+  /// on. A damaged snapshot still refuses to open.
+  truncate_at_damage,
+};
+
+/// Options of a MemoryGraph. Without data_dir the graph lives in memory only.
+struct MemoryOptions {
+  /// The bound graph (a valid label); it exists from construction.
+  std::string graph_name = "g1";
+  /// With a directory the graph is durable: opening recovers the last snapshot plus the log
+  /// after it, each committed write reaches the log before it returns, ids survive restarts.
+  /// The directory is created when missing; one process at a time may open it.
+  std::optional<std::filesystem::path> data_dir;
+  SyncPolicy sync = SyncPolicy::every_commit;
+  /// The period of SyncPolicy::interval and none.
+  std::chrono::nanoseconds sync_interval = std::chrono::milliseconds(10);
+  /// A checkpoint is taken in the background once the log has grown by this many bytes since
+  /// the last one; 0: only when checkpoint() is called.
+  std::uint64_t checkpoint_log_bytes = std::uint64_t{256} << 20;
+  RecoveryMode recovery = RecoveryMode::strict;
+};
+
 /// In-memory property graph on Boost.Graph algorithms.
 ///
 /// - Ids look like "g3:v17" / "g3:e5": the graph instance tag, the kind and a slot number that is
 ///   never reused, so ids from another MemoryGraph or deleted elements are simply not found.
-/// - Thread safety: any number of concurrent readers, writers exclusive (a reader/writer lock).
-///   Critical sections are short and never wait on anything else; a call from a fiber may block
-///   that fiber's thread only while a writer holds the lock.
-/// - Complexity: id lookups O(1); label scans O(elements with that label); create O(1)
-///   amortised; delete_edge O(degree of its endpoints); delete_vertex O(sum of neighbour
+/// - Thread safety: any number of concurrent readers and one writer at a time. A read holds a
+///   shared lock for its whole call. A write (a single call, or a transaction from its first
+///   write until it ends) is admitted by a writer gate, prepares its change without blocking
+///   anyone, then applies it under the exclusive lock: readers wait only for that apply (a few
+///   hundred nanoseconds per element changed), writers wait for the writer before them. Waiting
+///   for the gate is fiber-aware (only the fiber waits); waiting for the lock blocks the thread,
+///   briefly.
+/// - Transactions (begin()): serializable. Until its first write a transaction reads the
+///   committed graph; if another write commits in between, its next read (or its first write)
+///   throws TransactionConflict, so every read of a transaction sees one state of the graph.
+///   Its first write enters the writer gate: from then on no other write can commit until it
+///   ends, its writes are kept aside (other callers see none of them) and its reads see the
+///   graph with them; commit() applies them all at once. So an open writing transaction delays
+///   every other writer (not readers) until it commits or rolls back: keep them short, or use
+///   transact(). Read-only transactions never delay anyone. A write outside a transaction that
+///   the same thread makes while its own transaction holds the gate waits for itself: do not
+///   mix them (a DeadlineScope turns such a wait into Timeout).
+/// - Complexity: id lookups O(1); label scans O(elements with that label), a page of them
+///   O(log n + page size) without a filter; incident_edges O(degree); create O(1) amortised; delete_edge O(degree of its endpoints); delete_vertex O(sum of neighbour
 ///   degrees); traversals O(visited edges); page_rank O(iterations * E); components O(V + E).
 /// - Memory: properties are stored packed (about 20 bytes for two small entries, inside the
 ///   element's record) and decoded only when a returned element's properties are read. About
@@ -32,13 +92,34 @@ namespace propgraph {
 ///   catalog entries, for parity with server backends.
 class MemoryGraph final : public GraphOperations {
  public:
-  /// `graph_name` names the bound graph (a valid label); it exists from construction.
-  explicit MemoryGraph(std::string graph_name = "default");
+  /// An in-memory graph bound to a graph named "g1".
+  MemoryGraph();
+  /// Opens the graph `options` describes; for a durable one, recovers its files first.
+  /// Throws InvalidArgument for bad options and StorageError when the data directory is in use
+  /// by another process, cannot be read or written, or holds damaged files (naming the file
+  /// and offset; see RecoveryMode).
+  explicit MemoryGraph(MemoryOptions options);
+  /// An in-memory graph bound to `graph_name` (a valid label). (A template, so that a braced
+  /// `MemoryGraph({.data_dir = ...})` means MemoryOptions.)
+  template <class Name>
+    requires std::convertible_to<const Name&, std::string_view>
+  explicit MemoryGraph(const Name& graph_name)
+      : MemoryGraph(MemoryOptions{.graph_name = std::string(std::string_view(graph_name))}) {}
   ~MemoryGraph() override;
   MemoryGraph(const MemoryGraph&) = delete;
   MemoryGraph& operator=(const MemoryGraph&) = delete;
 
   [[nodiscard]] const std::string& graph_name() const noexcept;
+
+  /// Durable graphs: writes a snapshot of the graph to a new file, syncs it, renames it into
+  /// place and deletes the log before it, so that opening replays less. Readers are not held
+  /// up; writers wait only while a block of records is copied. O(V + E). Does nothing for an
+  /// in-memory graph. StorageError when the disk fails (the graph stays usable, the old
+  /// snapshot and log stay in place).
+  void checkpoint();
+
+  /// A transaction over this graph (see "Transactions" above). The graph must outlive it.
+  std::unique_ptr<Transaction> begin() override;
 
   bool create_graph(std::string_view name) override;
   bool drop_graph(std::string_view name) override;
@@ -48,37 +129,41 @@ class MemoryGraph final : public GraphOperations {
 
   Vertex create_vertex(std::string_view label, const Properties& properties = {}) override;
   std::optional<Vertex> find_vertex_by_id(std::string_view label, const ElementId& id) override;
-  std::vector<Vertex> find_vertices_by_label(std::string_view label,
-                                             const Properties& filter = {}) override;
+  std::optional<Vertex> find_vertex(const ElementId& id) override;
+  std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& filter = {},
+                                             const Page& page = {}) override;
   std::optional<Vertex> update_vertex(std::string_view label, const ElementId& id,
                                       const Properties& properties) override;
   bool delete_vertex(std::string_view label, const ElementId& id) override;
   std::int64_t count_vertices(std::string_view label) override;
+  std::int64_t count_vertices() override;
+  Upserted upsert_vertex(std::string_view label, const Properties& match, const Properties& properties = {}) override;
 
   Edge create_edge(const ElementId& from, const ElementId& to, std::string_view label,
                    const Properties& properties = {}) override;
   std::optional<Edge> find_edge_by_id(std::string_view label, const ElementId& id) override;
-  std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& filter = {}) override;
+  std::optional<Edge> find_edge(const ElementId& id) override;
+  std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& filter = {},
+                                        const Page& page = {}) override;
+  std::vector<Edge> incident_edges(const ElementId& vertex, const EdgeQuery& query = {}) override;
   std::optional<Edge> update_edge(std::string_view label, const ElementId& id,
                                   const Properties& properties) override;
   bool delete_edge(std::string_view label, const ElementId& id) override;
   std::int64_t count_edges(std::string_view label) override;
+  std::int64_t count_edges() override;
 
-  /// Creates an equality index over property `key` of the vertices and the edges labelled
-  /// `label` (existing and future ones). find_vertices_by_label / find_edges_by_label with a
-  /// non-null filter value for an indexed key then cost O(elements holding that value) instead
-  /// of O(elements with the label); results and their order are the same either way. Writes
-  /// keep the index current: O(1) per create, O(bucket) per update or delete of an indexed
-  /// element. Returns false when the index exists. O(elements with the label).
-  /// drop_graph() of the bound graph removes its indexes. Throws InvalidArgument for an
-  /// invalid label or an empty key.
-  bool create_index(std::string_view label, std::string_view key);
-  /// Removes an index; false when there was none.
-  bool drop_index(std::string_view label, std::string_view key);
-  /// The (label, key) pairs indexed, sorted.
-  [[nodiscard]] std::vector<std::pair<std::string, std::string>> indexes() const;
+  /// Indexes cover the vertices and the edges of a label (MemoryGraph's labels are one
+  /// namespace). Building one is O(elements with the label); afterwards a create costs O(1) more
+  /// per index of its label, an update or delete O(bucket) for an index whose value it changes.
+  /// Filters, page lookups and upsert matches take the smallest bucket among the filter's indexed
+  /// keys (O(bucket)) and re-check the whole filter, so results equal an unindexed scan.
+  /// drop_graph() of the bound graph removes its indexes.
+  bool create_index(std::string_view label, std::string_view key, const IndexOptions& options = {}) override;
+  bool drop_index(std::string_view label, std::string_view key) override;
+  std::vector<IndexInfo> indexes() override;
 
-  /// One lock for the whole batch; validated completely before the first insert.
+  /// One lock for the whole batch; validated completely (labels, endpoints, unique indexes,
+  /// also among the batch's own elements) before the first insert.
   std::vector<ElementId> create_vertices(std::span<const NewVertex> vertices) override;
   std::vector<ElementId> create_edges(std::span<const NewEdge> edges) override;
 

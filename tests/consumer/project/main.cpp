@@ -1,9 +1,12 @@
 // Uses an installed propgraph: builds the reference fixture in a MemoryGraph and checks two
-// shortest paths, through the fiber facade when built with CONSUMER_USE_FIBER. Exits non-zero
-// when a result is wrong.
+// shortest paths, through the fiber facade when built with CONSUMER_USE_FIBER, and checks a path's
+// JSON when built with CONSUMER_USE_JSON. Exits non-zero when a result is wrong.
 #include <propgraph/propgraph.hpp>
 #if CONSUMER_USE_FIBER
 #include <propgraph/fiber.hpp>
+#endif
+#if CONSUMER_USE_JSON
+#include <propgraph/json.hpp>
 #endif
 
 #include <fmt/format.h>
@@ -56,6 +59,10 @@ int main() {
   if (any) {
     fmt::print("shortest path: {}\n", *any);
     check(ids(*any) == std::vector{alice.id, charlie.id, dave.id}, "Alice -FOLLOWS-> Charlie -KNOWS-> Dave");
+#if CONSUMER_USE_JSON
+    const nlohmann::json json = *any;
+    check(json["length"] == 2 && json.get<propgraph::Path>() == *any, "the path through JSON");
+#endif
   }
 
   auto knows = shortest_path(alice.id, dave.id, propgraph::PathOptions{.edge_label = "KNOWS", .max_depth = 4});

@@ -1,0 +1,253 @@
+// propgraph-durability: what durability costs MemoryGraph.
+//   1. Single-call writes/s with 1 and 16 writer threads: in memory, and durable with each
+//      SyncPolicy (every_commit groups concurrent commits into one sync).
+//   2. A graph of N vertices and 16 N edges, two small properties each: bulk load, checkpoint
+//      time, snapshot size against the graph's resident memory, and recovery time on reopening
+//      (from the snapshot, files in the page cache).
+// Writes the run to build/bench/durability.json.
+//
+//   propgraph-durability [--vertices=N] [--degree=D] [--seconds=S] [--dir=PATH] [--json=PATH]
+//                        [--only=writes|recovery]
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include "../concurrency/bench_support.hpp"
+#include "propgraph/generate.hpp"
+#include "propgraph/propgraph.hpp"
+
+namespace propgraph::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Args {
+  std::uint32_t vertices = 1'000'000;
+  std::uint32_t degree = 16;
+  double seconds = 2.0;
+  std::string only;
+  fs::path dir = fs::temp_directory_path() / fmt::format("propgraph-durability-bench-{}", ::getpid());
+  fs::path json = fs::path(PROPGRAPH_BENCH_OUT_DIR) / "durability.json";
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    auto eq = arg.find('=');
+    std::string_view flag = arg.substr(0, eq);
+    std::string value = eq == std::string_view::npos ? "" : std::string(arg.substr(eq + 1));
+    if (flag == "--vertices") {
+      a.vertices = static_cast<std::uint32_t>(std::stoul(value));
+    } else if (flag == "--degree") {
+      a.degree = static_cast<std::uint32_t>(std::stoul(value));
+    } else if (flag == "--seconds") {
+      a.seconds = std::stod(value);
+    } else if (flag == "--dir") {
+      a.dir = value;
+    } else if (flag == "--json") {
+      a.json = value;
+    } else if (flag == "--only") {
+      a.only = value;
+    } else {
+      std::fprintf(stderr, "propgraph-durability: unknown flag %s (see bench/durability/durability_bench.cpp)\n",
+                   argv[i]);
+      std::exit(2);
+    }
+  }
+  return a;
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  in >> one >> five >> fifteen;
+  return one.empty() ? "unknown" : fmt::format("{} {} {}", one, five, fifteen);
+}
+
+std::uint64_t directory_bytes(const fs::path& dir, std::string_view extension) {
+  std::uint64_t total = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() == extension) total += entry.file_size();
+  }
+  return total;
+}
+
+struct WriteCell {
+  std::string mode;
+  int threads = 0;
+  double writes_per_s = 0;
+};
+
+/// create_vertex from `threads` threads for `seconds`.
+double write_rate(MemoryGraph& g, int threads, double seconds) {
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> writes{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      std::uint64_t n = 0;
+      while (!stop.load(std::memory_order_relaxed)) {
+        g.create_vertex("Item", {{"writer", t}, {"n", static_cast<std::int64_t>(n)}});
+        ++n;
+      }
+      writes += n;
+    });
+  }
+  const auto start = Clock::now();
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  stop = true;
+  for (auto& th : pool) th.join();
+  return static_cast<double>(writes.load()) / bench::seconds(Clock::now() - start);
+}
+
+std::vector<WriteCell> measure_writes(const Args& args) {
+  std::vector<WriteCell> cells;
+  struct Mode {
+    std::string name;
+    std::optional<SyncPolicy> sync;
+  };
+  const Mode modes[] = {{"in memory", std::nullopt},
+                        {"every_commit", SyncPolicy::every_commit},
+                        {"interval (10 ms)", SyncPolicy::interval},
+                        {"none", SyncPolicy::none}};
+  for (int threads : {1, 16}) {
+    for (const auto& mode : modes) {
+      fs::remove_all(args.dir);
+      MemoryOptions options;
+      if (mode.sync) {
+        options.data_dir = args.dir;
+        options.sync = *mode.sync;
+      }
+      double rate;
+      {
+        MemoryGraph g(options);
+        write_rate(g, threads, args.seconds / 4);  // warm-up
+        rate = write_rate(g, threads, args.seconds);
+      }
+      fs::remove_all(args.dir);
+      cells.push_back({mode.name, threads, rate});
+      fmt::print("  writes, {:2} threads, {:<17} {:>9}/s\n", threads, mode.name, format_rate(rate));
+    }
+  }
+  return cells;
+}
+
+struct Recovery {
+  std::uint64_t vertices = 0;
+  std::uint64_t edges = 0;
+  double load_s = 0;
+  double checkpoint_s = 0;
+  double recovery_s = 0;
+  std::int64_t resident_bytes = 0;  // RSS growth of the loaded graph
+  std::uint64_t snapshot_bytes = 0;
+};
+
+Recovery measure_recovery(const Args& args) {
+  Recovery r;
+  fs::remove_all(args.dir);
+  const auto list = generate::random_graph(args.vertices, std::uint64_t{args.vertices} * args.degree, 42);
+  r.vertices = list.vertex_count;
+  r.edges = list.edges.size();
+  generate::LoadOptions load;
+  load.vertex_properties = [](std::uint32_t i) {
+    return Properties{{"name", fmt::format("v{}", i)}, {"n", static_cast<std::int64_t>(i)}};
+  };
+  load.edge_properties = [](std::uint64_t i) {
+    return Properties{{"w", static_cast<std::int64_t>(i % 100)}, {"since", 2020}};
+  };
+  {
+    const std::int64_t before = reset_peak_rss();
+    MemoryGraph g(MemoryOptions{.data_dir = args.dir, .sync = SyncPolicy::none, .checkpoint_log_bytes = 0});
+    auto t0 = Clock::now();
+    generate::load(g, list, load);
+    r.load_s = seconds(Clock::now() - t0);
+    r.resident_bytes = proc_status_bytes("VmRSS") - before;
+    t0 = Clock::now();
+    g.checkpoint();
+    r.checkpoint_s = seconds(Clock::now() - t0);
+    r.snapshot_bytes = directory_bytes(args.dir, ".snap");
+  }
+  {
+    const auto t0 = Clock::now();
+    MemoryGraph g(MemoryOptions{.data_dir = args.dir, .checkpoint_log_bytes = 0});
+    r.recovery_s = seconds(Clock::now() - t0);
+    if (static_cast<std::uint64_t>(g.count_edges()) != r.edges) {
+      std::fprintf(stderr, "recovered %lld edges, expected %llu\n", static_cast<long long>(g.count_edges()),
+                   static_cast<unsigned long long>(r.edges));
+      std::exit(1);
+    }
+  }
+  fs::remove_all(args.dir);
+  fmt::print("  {} vertices, {} edges: load {:.2f} s, checkpoint {:.2f} s, snapshot {} ({:.2f}x the {} resident), "
+             "recovery {:.2f} s ({}/s edges)\n",
+             r.vertices, r.edges, r.load_s, r.checkpoint_s, format_bytes(static_cast<double>(r.snapshot_bytes)),
+             static_cast<double>(r.snapshot_bytes) / static_cast<double>(r.resident_bytes),
+             format_bytes(static_cast<double>(r.resident_bytes)), r.recovery_s,
+             format_rate(static_cast<double>(r.edges) / r.recovery_s));
+  return r;
+}
+
+void write_json(const Args& args, const std::vector<WriteCell>& writes, const std::optional<Recovery>& recovery,
+                int argc, char** argv) {
+  Json j;
+  std::string command = "propgraph-durability";
+  for (int i = 1; i < argc; ++i) command += fmt::format(" {}", argv[i]);
+  j.begin_object();
+  j.begin_object("run");
+  j.field("command", command);
+  j.field("date", fmt::format("{:%Y-%m-%d %H:%M:%S}", std::chrono::system_clock::now()));
+  j.field("load_average", load_average());
+  j.field("cores", static_cast<std::int64_t>(std::thread::hardware_concurrency()));
+  j.field("seconds_per_cell", args.seconds);
+  j.end_object();
+  j.begin_array("writes");
+  for (const auto& c : writes) {
+    j.begin_object();
+    j.field("mode", c.mode);
+    j.field("threads", c.threads);
+    j.field("writes_per_s", c.writes_per_s);
+    j.end_object();
+  }
+  j.end_array();
+  if (recovery) {
+    j.begin_object("recovery");
+    j.field("vertices", recovery->vertices);
+    j.field("edges", recovery->edges);
+    j.field("load_s", recovery->load_s);
+    j.field("checkpoint_s", recovery->checkpoint_s);
+    j.field("recovery_s", recovery->recovery_s);
+    j.field("resident_bytes", recovery->resident_bytes);
+    j.field("snapshot_bytes", recovery->snapshot_bytes);
+    j.end_object();
+  }
+  j.end_object();
+  fs::create_directories(args.json.parent_path());
+  std::ofstream(args.json) << j.str() << '\n';
+  fmt::print("wrote {}\n", args.json.string());
+}
+
+}  // namespace
+}  // namespace propgraph::bench
+
+int main(int argc, char** argv) {
+  using namespace propgraph::bench;
+  const Args args = parse(argc, argv);
+  fmt::print("propgraph-durability: load average {}, data in {}\n", load_average(), args.dir.string());
+  std::vector<WriteCell> writes;
+  std::optional<Recovery> recovery;
+  if (args.only.empty() || args.only == "writes") writes = measure_writes(args);
+  if (args.only.empty() || args.only == "recovery") recovery = measure_recovery(args);
+  write_json(args, writes, recovery, argc, argv);
+}

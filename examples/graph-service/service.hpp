@@ -1,0 +1,39 @@
+// The HTTP API of the graph service: one synchronous function from a request to a response.
+// The fiber server runs it on a FiberPool fiber, the thread-per-connection server on the
+// connection's thread; the code is the same.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include <boost/beast/http.hpp>
+#include <propgraph/deadline.hpp>
+#include <propgraph/metrics.hpp>
+
+namespace service {
+
+namespace http = boost::beast::http;
+using Request = http::request<http::string_body>;
+using Response = http::response<http::string_body>;
+
+struct Target;
+
+class GraphService {
+ public:
+  /// `graph` is the backend with its metrics; `mode` is reported by /health.
+  GraphService(propgraph::InstrumentedGraph& graph, std::string mode) : graph_(graph), mode_(std::move(mode)) {}
+
+  /// Answers one request. The graph calls it makes run under the request's deadline (header
+  /// X-Timeout-Ms or query parameter timeout_ms, counted from `arrived`). Never throws: errors
+  /// become JSON responses {"error": kind, "message": text} with their status code.
+  Response handle(const Request& request, propgraph::DeadlineClock::time_point arrived);
+
+ private:
+  Response route(const Request& request, const Target& target);
+
+  propgraph::InstrumentedGraph& graph_;
+  std::string mode_;
+  std::atomic<int> in_flight_{0};
+};
+
+}  // namespace service

@@ -1,0 +1,102 @@
+// neighbors, bfs and dfs.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "memory/algorithms.hpp"
+#include "memory/algorithms/breadth_first.hpp"
+#include "propgraph/deadline.hpp"
+#include "propgraph/errors.hpp"
+
+namespace propgraph::detail {
+
+void check_depth(int depth, std::string_view field) {
+  if (depth < 0) throw InvalidArgument(fmt::format("{} must be >= 0, got {}", field, depth));
+}
+
+template <typename View>
+std::vector<Vertex> neighbors(const View& g, Slot start, const NeighborOptions& options) {
+  g.with_adjacency([&](const auto& adj) {
+    return breadth_first(g, adj, start, make_filter(g, options.direction, options.edge_label), options.max_depth,
+                         [](Slot, int) { return true; }, "neighbors");
+  });
+  // Every queued vertex is within max_depth; drop the start, order by id, then page.
+  auto& found = scratch().queue;
+  found.erase(found.begin());
+  std::sort(found.begin(), found.end());
+  auto first = first_after(g, ElementKind::vertex, found.begin(), found.end(), options.page.after);
+  std::size_t n = static_cast<std::size_t>(found.end() - first);
+  if (options.page.limit != 0) n = std::min(n, options.page.limit);
+  return make_vertices(g, found.data() + (first - found.begin()), n);
+}
+
+template <typename View>
+std::vector<Visit> bfs(const View& g, Slot start, const TraversalOptions& options) {
+  if (options.max_vertices == 0) return {};
+  // Hand-written like dfs(): Boost's BFS visitors cannot prune by depth or count.
+  const std::size_t visited = g.with_adjacency([&](const auto& adj) {
+    return breadth_first(g, adj, start, make_filter(g, options.direction, options.edge_label), options.max_depth,
+                         [&, count = std::size_t{0}](Slot, int) mutable { return ++count < options.max_vertices; },
+                         "bfs");
+  });
+  const Marks& m = scratch();
+  std::vector<Visit> result;
+  result.reserve(visited);
+  advise_huge_pages(result.data(), visited * sizeof(Visit));
+  DeadlineTicker ticker("bfs");
+  for (std::size_t i = 0; i < visited; ++i) {
+    ticker.tick();
+    prefetch_ahead(g, m.queue.data(), i, visited);
+    emplace_visit(g, result, m.queue[i], m.queue_depth[i], m.queue_parent[i]);
+  }
+  return result;
+}
+
+// Hand-written rather than boost::depth_first_visit: max_depth and max_vertices need pruning
+// that Boost's visitors can only express by throwing. Pre-order matches the recursive
+// definition: a vertex is visited when first reached along edge-id order.
+template <typename View, typename Adjacency>
+std::vector<Visit> depth_first(const View& g, const Adjacency& adj, Slot start, const EdgeFilter& f, int max_depth,
+                               std::size_t max_vertices) {
+  std::vector<Visit> result;
+  if (max_vertices == 0) return result;
+  result.reserve(std::min(max_vertices, static_cast<std::size_t>(g.live_vertices())));
+  Marks& m = scratch();
+  m.reset(g.vertex_slots());
+  auto visit = [&](Slot v, int depth, Slot parent) {
+    m.mark(v);
+    emplace_visit(g, result, v, depth, parent);
+  };
+  std::uint64_t scanned = 0;
+  DeadlineTicker ticker("dfs");
+  auto walk = [&](auto& self, Slot v, int depth) -> void {
+    ticker.tick();
+    if (depth >= max_depth) return;
+    for_each_adjacent(g, adj, v, f, [&](const AdjEntry& a) {
+      ++scanned;
+      if (result.size() >= max_vertices || m.marked(a.other)) return;
+      visit(a.other, depth + 1, v);
+      self(self, a.other, depth + 1);
+    });
+  };
+  visit(start, 0, kNoSlot);
+  walk(walk, start, 0);
+  g.note_work(adj, scanned);
+  return result;
+}
+
+template <typename View>
+std::vector<Visit> dfs(const View& g, Slot start, const TraversalOptions& options) {
+  return g.with_adjacency([&](const auto& adj) {
+    return depth_first(g, adj, start, make_filter(g, options.direction, options.edge_label), options.max_depth,
+                       options.max_vertices);
+  });
+}
+
+#define PROPGRAPH_INSTANTIATE(View)                                                         \
+  template std::vector<Vertex> neighbors(const View&, Slot, const NeighborOptions&);        \
+  template std::vector<Visit> bfs(const View&, Slot, const TraversalOptions&);              \
+  template std::vector<Visit> dfs(const View&, Slot, const TraversalOptions&);
+PROPGRAPH_FOR_EACH_VIEW(PROPGRAPH_INSTANTIATE)
+
+}  // namespace propgraph::detail

@@ -1,0 +1,361 @@
+#include "memory/durable/wal.hpp"
+
+#include <unistd.h>
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "propgraph/errors.hpp"
+
+namespace propgraph::detail::durable {
+
+namespace {
+
+constexpr char kMagic[8] = {'P', 'G', 'W', 'A', 'L', '0', '0', '1'};
+constexpr std::uint32_t kVersion = 1;
+
+std::string segment_header(std::uint64_t first_lsn) {
+  std::string out;
+  ByteWriter w(out);
+  out.append(kMagic, sizeof kMagic);
+  w.u32(kVersion);
+  w.u32(0);
+  w.u64(first_lsn);
+  w.u64(checksum(out.data(), out.size()));
+  return out;
+}
+
+}  // namespace
+
+WalWriter::WalWriter(const DataDir& dir, std::uint64_t next_lsn, SyncPolicy policy, std::chrono::nanoseconds interval)
+    : dir_(dir), policy_(policy), interval_(interval), next_lsn_(next_lsn) {
+  if (interval_.count() <= 0 && policy_ != SyncPolicy::every_commit) {
+    throw InvalidArgument("MemoryOptions::sync_interval must be positive");
+  }
+  written_lsn_ = next_lsn - 1;
+  durable_lsn_ = next_lsn - 1;
+  buffered_lsn_ = next_lsn - 1;
+  open_segment(next_lsn);
+  syncer_thread_ = std::thread([this] { syncer(); });
+}
+
+WalWriter::~WalWriter() {
+  {
+    std::lock_guard lock(syncer_mutex_);
+    stop_ = true;
+  }
+  syncer_wake_.notify_one();
+  syncer_thread_.join();  // the syncer writes and syncs what is left before it ends
+}
+
+void WalWriter::open_segment(std::uint64_t first_lsn) {
+  File next = File::create(dir_.wal_path(first_lsn));
+  const std::string header = segment_header(first_lsn);
+  next.write(header.data(), header.size());
+  next.sync();
+  sync_directory(dir_.path());
+  file_ = std::move(next);
+}
+
+void WalWriter::closed() const {
+  throw StorageError(fmt::format("the graph's log in {} failed earlier ({}); the graph takes no more writes until it "
+                                 "is opened again",
+                                 dir_.path().string(), failure_),
+                     dir_.path().string());
+}
+
+std::uint64_t WalWriter::append(RecordType type, std::string_view payload) {
+  if (failed_.load()) closed();
+  if (payload.size() > UINT32_MAX - 64) throw StorageError("a log record is larger than 4 GiB", dir_.path().string());
+  const std::uint64_t lsn = next_lsn_;
+  record_.clear();
+  ByteWriter w(record_);
+  w.u32(static_cast<std::uint32_t>(payload.size()));
+  w.u8(static_cast<std::uint8_t>(type));
+  w.u8(0);
+  w.u8(0);
+  w.u8(0);
+  w.u64(lsn);
+  record_.append(payload);
+  w.u64(checksum(record_.data(), record_.size()));
+  if (policy_ == SyncPolicy::every_commit) {
+    {
+      std::lock_guard lock(file_mutex_);
+      file_.write(record_.data(), record_.size());  // throws, leaving nothing behind
+    }
+    written_lsn_.store(lsn);
+    {
+      std::lock_guard lock(syncer_mutex_);
+      work_ = true;
+    }
+    syncer_wake_.notify_one();
+  } else {
+    std::lock_guard lock(buffer_mutex_);
+    buffer_.append(record_);
+    buffered_lsn_ = lsn;
+  }
+  ++next_lsn_;
+  since_rotation_ += record_.size();
+  if (hint_bytes_ != 0 && !hinted_ && since_rotation_.load() >= hint_bytes_) {
+    hinted_ = true;
+    hint_();
+  }
+  return lsn;
+}
+
+void WalWriter::wait(std::uint64_t lsn) {
+  if (policy_ != SyncPolicy::every_commit) return;
+  std::unique_lock lock(durable_mutex_);
+  durable_cv_.wait(lock, [&] { return durable_lsn_ >= lsn || !failure_.empty(); });
+  if (durable_lsn_ < lsn) closed();
+}
+
+std::uint64_t WalWriter::drain_buffer() {
+  std::string pending;
+  std::uint64_t last;
+  {
+    std::lock_guard lock(buffer_mutex_);
+    pending.swap(buffer_);
+    last = buffered_lsn_;
+  }
+  if (!pending.empty()) {
+    file_.write(pending.data(), pending.size());
+    written_lsn_.store(last);
+  }
+  return written_lsn_.load();
+}
+
+void WalWriter::syncer() {
+  auto next_tick = std::chrono::steady_clock::now() + interval_;
+  for (;;) {
+    bool stopping;
+    {
+      std::unique_lock lock(syncer_mutex_);
+      if (policy_ == SyncPolicy::every_commit) {
+        syncer_wake_.wait(lock, [&] { return work_ || stop_; });
+      } else {
+        syncer_wake_.wait_until(lock, next_tick, [&] { return stop_; });
+      }
+      work_ = false;
+      stopping = stop_;
+    }
+    if (policy_ != SyncPolicy::every_commit) next_tick = std::chrono::steady_clock::now() + interval_;
+    std::uint64_t done = 0;
+    std::string error;
+    {
+      std::lock_guard sync_lock(sync_mutex_);
+      try {
+        {
+          std::lock_guard lock(file_mutex_);
+          done = drain_buffer();
+        }
+        // Without file_mutex_: commits go on appending meanwhile and share the next sync.
+        if (policy_ != SyncPolicy::none || stopping) file_.sync();
+      } catch (const StorageError& e) {
+        error = e.what();
+      }
+    }
+    {
+      std::lock_guard lock(durable_mutex_);
+      if (error.empty()) {
+        durable_lsn_ = std::max(durable_lsn_, done);
+      } else if (failure_.empty()) {
+        failure_ = error;
+        failed_.store(true);
+      }
+    }
+    durable_cv_.notify_all();
+    if (stopping) return;
+  }
+}
+
+void WalWriter::flush() {
+  std::uint64_t done;
+  {
+    std::lock_guard sync_lock(sync_mutex_);
+    std::lock_guard lock(file_mutex_);
+    try {
+      done = drain_buffer();
+      file_.sync();
+    } catch (const StorageError& e) {
+      {
+        std::lock_guard dl(durable_mutex_);
+        if (failure_.empty()) failure_ = e.what();
+        failed_.store(true);
+      }
+      durable_cv_.notify_all();
+      throw;
+    }
+  }
+  {
+    std::lock_guard lock(durable_mutex_);
+    durable_lsn_ = std::max(durable_lsn_, done);
+  }
+  durable_cv_.notify_all();
+}
+
+std::uint64_t WalWriter::rotate() {
+  if (failed_.load()) closed();
+  flush();
+  {
+    std::lock_guard sync_lock(sync_mutex_);
+    std::lock_guard lock(file_mutex_);
+    open_segment(next_lsn_);
+  }
+  since_rotation_ = 0;
+  hinted_ = false;
+  return next_lsn_;
+}
+
+void WalWriter::trim(std::uint64_t lsn) {
+  const auto segments = dir_.wal_segments();
+  for (std::size_t i = 0; i + 1 < segments.size(); ++i) {
+    // A segment ends where the next one starts.
+    if (segments[i + 1].first <= lsn) {
+      std::error_code ec;
+      fs::remove(segments[i].second, ec);  // a leftover segment is replayed past harmlessly
+    }
+  }
+}
+
+void WalWriter::set_rotation_hint(std::uint64_t bytes, std::function<void()> hint) {
+  hint_bytes_ = bytes;
+  hint_ = std::move(hint);
+}
+
+// -- reading --------------------------------------------------------------------------------------
+
+namespace {
+
+struct SegmentRecord {
+  RecordType type;
+  std::uint64_t lsn;
+  std::span<const std::byte> payload;
+  std::size_t size;  // header + payload + trailer
+};
+
+enum class Parse { ok, short_read, bad };
+
+/// The record at `offset`, if one is there whole and its checksum holds.
+Parse parse_record(std::span<const std::byte> bytes, std::size_t offset, SegmentRecord& out) {
+  if (bytes.size() - offset < kRecordHeaderSize + kRecordTrailerSize) return Parse::short_read;
+  ByteReader head(bytes.subspan(offset, kRecordHeaderSize));
+  const std::uint32_t size = head.u32();
+  const auto type = head.u8();
+  head.u8();
+  head.u8();
+  head.u8();
+  const std::uint64_t lsn = head.u64();
+  const std::size_t total = kRecordHeaderSize + std::size_t{size} + kRecordTrailerSize;
+  if (bytes.size() - offset < total) return Parse::short_read;
+  std::uint64_t stored;
+  std::memcpy(&stored, bytes.data() + offset + total - kRecordTrailerSize, sizeof stored);
+  if (checksum(bytes.data() + offset, total - kRecordTrailerSize) != stored) return Parse::bad;
+  out = SegmentRecord{static_cast<RecordType>(type), lsn, bytes.subspan(offset + kRecordHeaderSize, size), total};
+  return Parse::ok;
+}
+
+/// Whether a whole, valid record starts anywhere after `offset` (damage rather than a torn tail).
+bool valid_record_after(std::span<const std::byte> bytes, std::size_t offset) {
+  SegmentRecord r;
+  for (std::size_t at = offset + 1; at + kRecordHeaderSize + kRecordTrailerSize <= bytes.size(); ++at) {
+    if (parse_record(bytes, at, r) == Parse::ok) return true;
+  }
+  return false;
+}
+
+void truncate_file(const fs::path& path, std::uint64_t size) {
+  if (::truncate(path.c_str(), static_cast<off_t>(size)) != 0) {
+    throw StorageError(fmt::format("cannot truncate {} to {} bytes: {}", path.string(), size, std::strerror(errno)),
+                       path.string(), size);
+  }
+}
+
+}  // namespace
+
+WalScan scan_wal(const DataDir& dir, std::uint64_t from_lsn, RecoveryMode mode,
+                 const std::function<void(RecordType, ByteReader&, const fs::path&, std::uint64_t)>& fn) {
+  WalScan scan;
+  scan.next_lsn = from_lsn;
+  const auto segments = dir.wal_segments();
+  bool cut = false;  // damage was cut off: later segments go
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const auto& [first_lsn, path] = segments[i];
+    if (cut) {
+      fs::remove(path);
+      continue;
+    }
+    const bool last = i + 1 == segments.size();
+    if (!last && segments[i + 1].first <= from_lsn) continue;  // entirely before the snapshot
+    const std::vector<std::byte> bytes = read_file(path);
+    auto damaged = [&](std::uint64_t offset, std::string what) {
+      if (mode != RecoveryMode::truncate_at_damage) {
+        throw StorageError(fmt::format("damaged log file {} at offset {}: {}", path.string(), offset, what),
+                           path.string(), offset);
+      }
+      truncate_file(path, offset);
+      scan.damage = fmt::format("{} at offset {}: {} (the log was cut there)", path.string(), offset, what);
+      cut = true;
+    };
+    // Header: a crash between creating the newest segment and syncing its header leaves it short.
+    if (bytes.size() < kSegmentHeaderSize) {
+      if (last) {
+        fs::remove(path);
+        scan.torn_tail = true;
+        break;
+      }
+      damaged(0, "segment header cut short");
+      continue;
+    }
+    {
+      const std::string expected = segment_header(first_lsn);
+      if (std::memcmp(bytes.data(), expected.data(), kSegmentHeaderSize) != 0) {
+        damaged(0, "bad segment header");
+        continue;
+      }
+    }
+    std::size_t offset = kSegmentHeaderSize;
+    std::uint64_t lsn = first_lsn;
+    while (offset < bytes.size()) {
+      SegmentRecord r;
+      const Parse p = parse_record(bytes, offset, r);
+      if (p != Parse::ok) {
+        if (last && !valid_record_after(bytes, offset)) {
+          truncate_file(path, offset);  // a torn tail: the append a crash cut short
+          scan.torn_tail = true;
+        } else {
+          damaged(offset, p == Parse::short_read ? "record cut short" : "checksum mismatch");
+        }
+        break;
+      }
+      if (r.lsn != lsn) {
+        damaged(offset, fmt::format("record number {} where {} was expected", r.lsn, lsn));
+        break;
+      }
+      if (lsn >= from_lsn) {
+        if (lsn != scan.next_lsn) {
+          damaged(offset, fmt::format("records {} to {} are missing", scan.next_lsn, lsn - 1));
+          break;
+        }
+        ByteReader payload(r.payload);
+        try {
+          fn(r.type, payload, path, offset);
+        } catch (const DecodeError& e) {
+          // Its checksum holds, yet it does not fit the graph: never cut, always refuse.
+          const std::uint64_t at = offset + kRecordHeaderSize + e.offset;
+          throw StorageError(fmt::format("log file {} at offset {}: record {} does not fit the graph: {}", path.string(),
+                                         at, lsn, e.what),
+                             path.string(), at);
+        }
+        scan.next_lsn = lsn + 1;
+        ++scan.records;
+      }
+      ++lsn;
+      offset += r.size;
+    }
+  }
+  return scan;
+}
+
+}  // namespace propgraph::detail::durable

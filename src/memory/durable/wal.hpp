@@ -1,0 +1,129 @@
+// The write-ahead log of a durable MemoryGraph: segment files of checksummed, numbered records.
+//
+// Segment wal-<lsn>.log:  header  "PGWAL001" u32 version=1 u32 0 u64 first_lsn u64 xxh3(first 24 bytes)
+//                         records u32 payload_size u8 type u8[3] 0 u64 lsn payload u64 xxh3(all before)
+// Records carry consecutive lsns (log sequence numbers) across segments. A segment is started
+// at every checkpoint; the segments before the checkpoint's lsn are deleted once its snapshot
+// is durable.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include <boost/fiber/condition_variable.hpp>
+#include <boost/fiber/mutex.hpp>
+
+#include "memory/durable/files.hpp"
+#include "memory/durable/records.hpp"
+#include "propgraph/memory/memory_graph.hpp"
+
+namespace propgraph::detail::durable {
+
+inline constexpr std::size_t kSegmentHeaderSize = 32;
+inline constexpr std::size_t kRecordHeaderSize = 16;
+inline constexpr std::size_t kRecordTrailerSize = 8;
+
+/// Appends records and makes them as durable as the policy says, on a syncer thread that
+/// groups the syncs of concurrent commits (group commit).
+///
+/// - every_commit: append() writes the record to the file at once; wait() returns once a sync
+///   that started after the write has finished.
+/// - interval: append() buffers; the syncer writes and syncs the buffer every sync_interval.
+/// - none: append() buffers; the syncer writes it every sync_interval and never syncs.
+/// A failed write or sync closes the log for good: every later append() throws StorageError.
+class WalWriter {
+ public:
+  /// Starts a new segment at `next_lsn` (the lsn of the next record).
+  WalWriter(const DataDir& dir, std::uint64_t next_lsn, SyncPolicy policy, std::chrono::nanoseconds interval);
+  /// Writes and syncs what is buffered (any policy), then stops the syncer. Errors are lost.
+  ~WalWriter();
+  WalWriter(const WalWriter&) = delete;
+  WalWriter& operator=(const WalWriter&) = delete;
+
+  /// Appends one record; the caller is MemoryGraph's one writer, so records go in commit order.
+  /// Returns its lsn. StorageError when the log is closed or (every_commit) the write fails;
+  /// then nothing was appended.
+  std::uint64_t append(RecordType type, std::string_view payload);
+  /// Returns once record `lsn` is as durable as the policy makes it (every_commit: synced;
+  /// otherwise at once). Fiber-aware. StorageError when the sync failed.
+  void wait(std::uint64_t lsn);
+  /// Writes and syncs everything so far (checkpoint, close).
+  void flush();
+  /// Ends the current segment (written and synced) and starts one at the next lsn, which it
+  /// returns. Caller is the one writer.
+  std::uint64_t rotate();
+  /// Deletes the segments whose records all come before `lsn`.
+  void trim(std::uint64_t lsn);
+  /// Bytes appended since the last rotate().
+  [[nodiscard]] std::uint64_t bytes_since_rotation() const noexcept { return since_rotation_.load(); }
+  /// Set when the log has grown past this many bytes since the last rotation (the owner's cue
+  /// to checkpoint); 0 turns it off.
+  void set_rotation_hint(std::uint64_t bytes, std::function<void()> hint);
+
+ private:
+  void open_segment(std::uint64_t first_lsn);
+  void syncer();
+  /// Writes the buffer out (caller holds file_mutex_); returns the last lsn now in the file.
+  std::uint64_t drain_buffer();
+  [[noreturn]] void closed() const;
+
+  const DataDir& dir_;
+  const SyncPolicy policy_;
+  const std::chrono::nanoseconds interval_;
+
+  std::uint64_t next_lsn_;                 // the writer's only
+  std::string record_;                     // the writer's scratch
+  std::atomic<std::uint64_t> since_rotation_{0};
+  std::uint64_t hint_bytes_ = 0;
+  std::function<void()> hint_;
+  bool hinted_ = false;
+
+  // The segment file. Writes (and rotation) hold file_mutex_; syncs hold only sync_mutex_, so
+  // that commits keep appending while a sync is under way: that is what groups them. Rotation
+  // holds both, so a sync never sees its file closed.
+  std::mutex sync_mutex_;
+  std::mutex file_mutex_;
+  File file_;
+  std::mutex buffer_mutex_;  // interval / none: records not yet written
+  std::string buffer_;
+  std::uint64_t buffered_lsn_ = 0;  // last lsn in buffer_
+  std::atomic<std::uint64_t> written_lsn_{0};  // last lsn in the file
+
+  std::mutex syncer_mutex_;
+  std::condition_variable syncer_wake_;
+  bool work_ = false;
+  bool stop_ = false;
+  std::thread syncer_thread_;
+
+  boost::fibers::mutex durable_mutex_;
+  boost::fibers::condition_variable durable_cv_;
+  std::uint64_t durable_lsn_ = 0;
+  std::string failure_;  // non-empty: the log is closed
+  std::atomic<bool> failed_{false};
+};
+
+/// What reading the log found.
+struct WalScan {
+  std::uint64_t next_lsn = 0;  // the lsn after the last record replayed
+  std::uint64_t records = 0;
+  bool torn_tail = false;  // a partial last record was dropped
+  std::string damage;      // with RecoveryMode::truncate_at_damage: what was cut off
+};
+
+/// Calls fn(type, payload, file, offset) for every record from `from_lsn` on, in order. A torn
+/// last record (an append cut short by a crash) is dropped and the segment truncated before it.
+/// Damage anywhere else throws StorageError naming the file and offset, unless `mode` is
+/// truncate_at_damage: then the log is cut at the damage (later records and segments deleted)
+/// and the scan says so. A record whose checksum holds but that fn rejects (DecodeError) always
+/// throws. Segments from before from_lsn are skipped.
+WalScan scan_wal(const DataDir& dir, std::uint64_t from_lsn, RecoveryMode mode,
+                 const std::function<void(RecordType, ByteReader&, const fs::path&, std::uint64_t)>& fn);
+
+}  // namespace propgraph::detail::durable
