@@ -366,8 +366,10 @@ TEST(FiberFacade, TwinsConvertToBoostFutures) {
     std::vector<boost::fibers::future<std::optional<Vertex>>> lookups;
     for (int i = 0; i < 4; ++i) lookups.push_back(ops.find_vertex_by_id_async("Person", eve.id));
     for (auto& lookup : lookups) EXPECT_EQ(lookup.get(), eve);
+#ifndef PROPGRAPH_FIBER_ASAN  // the backend's throw on a fiber: see BackendErrorsComeOutOfGetUnchanged
     boost::fibers::future<Vertex> failing = ops.create_vertex_async("", {});
     EXPECT_THROW((void)failing.get(), InvalidArgument);
+#endif
   }
   EXPECT_EQ(memory.count_vertices("Person"), 2);
 }

@@ -58,13 +58,16 @@ struct WakeLog {
   std::size_t next_queued = 0;
 };
 
-/// Runs `round` (which fills a fresh WakeLog) until no sleeper was late going to sleep, at most
-/// five times, and returns that log.
+/// Runs `round(log, head_start)` (which fills a fresh WakeLog, its first deadline `head_start`
+/// after it starts queueing) until no sleeper was late going to sleep, at most five times, and
+/// returns that log. The head start doubles after each late round (50 ms to 800 ms), so a slow
+/// build (sanitizers) on a loaded machine still gets a valid round.
 template <class Round>
 std::unique_ptr<WakeLog> valid_round(std::size_t sleepers, Round round) {
-  for (int attempt = 0; attempt < 5; ++attempt) {
+  std::chrono::milliseconds head_start = 50ms;
+  for (int attempt = 0; attempt < 5; ++attempt, head_start *= 2) {
     auto log = std::make_unique<WakeLog>(sleepers);
-    round(*log);
+    round(*log, head_start);
     if (log->late_sleepers == 0) return log;
   }
   ADD_FAILURE() << "five rounds in a row had sleepers whose deadline passed before they slept";
@@ -83,7 +86,7 @@ TEST(Timers, ManySleepersOnOneThreadWakeInDeadlineOrder) {
   for (std::size_t i = 2000; i < kSleepers; ++i) rank[i] = 2000 + (i - 2000) / 100 * 100;
 
   FiberPool pool(1);
-  const auto log = valid_round(kSleepers, [&](WakeLog& round) {
+  const auto log = valid_round(kSleepers, [&](WakeLog& round, std::chrono::milliseconds head_start) {
     pool.submit([&] {
           // Every sleeper fiber exists before the first one takes its deadline (creating 3000
           // fibers takes a while); then they queue their timers one after the other.
@@ -104,7 +107,7 @@ TEST(Timers, ManySleepersOnOneThreadWakeInDeadlineOrder) {
           }
           {
             std::lock_guard lock(mutex);
-            base = Clock::now() + 50ms;
+            base = Clock::now() + head_start;
             open = true;
           }
           opened.notify_all();
@@ -157,8 +160,8 @@ TEST(Timers, SleepersOnAnIoSchedulerThread) {
   std::thread([] {
     constexpr std::size_t kSleepers = 500;
     use_io_scheduler();
-    const auto log = valid_round(kSleepers, [](WakeLog& round) {
-      const Clock::time_point base = Clock::now() + 50ms;
+    const auto log = valid_round(kSleepers, [](WakeLog& round, std::chrono::milliseconds head_start) {
+      const Clock::time_point base = Clock::now() + head_start;
       std::vector<boost::fibers::fiber> fibers;
       for (std::size_t i = 0; i < kSleepers; ++i) {
         const auto deadline = base + (kSleepers - i) * 30us;  // queued latest first
