@@ -1,5 +1,5 @@
 // The README's fiber facade sample: the same calls as quickstart.cpp, each returning a
-// boost::fibers::future. Keep the two identical in substance.
+// propgraph::Future (used like boost::fibers::future). Keep the two identical in substance.
 #include <propgraph/fiber.hpp>
 #include <propgraph/propgraph.hpp>
 

@@ -1,5 +1,5 @@
-// Shared pieces of propgraph-concurrency: clock, process memory, percentiles, number formatting
-// and a minimal JSON writer.
+// Shared pieces of propgraph-concurrency: clock, process memory, percentiles, number formatting;
+// the JSON writer shared by the benchmarks (json_writer.hpp).
 #pragma once
 
 #include <algorithm>
@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "json_writer.hpp"
 
 namespace propgraph::bench {
 
@@ -51,30 +53,5 @@ std::string format_ns(double ns);
 std::string format_wait(std::chrono::nanoseconds wait);
 /// 1.23 GiB, 45.6 MiB, 7.8 KiB.
 std::string format_bytes(double bytes);
-
-// -- JSON ------------------------------------------------------------------------------------
-
-/// Appends JSON to a string: objects and arrays with automatic commas. No validation.
-class Json {
- public:
-  Json& begin_object(std::string_view key = {});
-  Json& end_object();
-  Json& begin_array(std::string_view key = {});
-  Json& end_array();
-  Json& field(std::string_view key, std::string_view value);
-  Json& field(std::string_view key, const char* value) { return field(key, std::string_view(value)); }
-  Json& field(std::string_view key, double value);
-  Json& field(std::string_view key, std::int64_t value);
-  Json& field(std::string_view key, std::uint64_t value);
-  Json& field(std::string_view key, int value) { return field(key, static_cast<std::int64_t>(value)); }
-  Json& field(std::string_view key, bool value);
-  [[nodiscard]] const std::string& str() const { return out_; }
-
- private:
-  void key(std::string_view k);
-  void newline();
-  std::string out_;
-  std::vector<bool> first_;  // per open container: no element written yet
-};
 
 }  // namespace propgraph::bench

@@ -223,7 +223,7 @@ class ThreadPool {
 };
 
 double run_fibers(const EventConfig& config, int waits) {
-  FiberPool pool(config.loop_threads, StackAllocator::fixedsize(config.fiber_stack));
+  FiberPool pool(config.loop_threads, StackAllocator::pooled(config.fiber_stack));
   const auto start = Clock::now();
   for (std::size_t e = 0; e < config.events; ++e) {
     (void)pool.submit([waits] { result_sink += Script{.waits = waits}.run(); });
@@ -233,7 +233,7 @@ double run_fibers(const EventConfig& config, int waits) {
 }
 
 double run_fibers_spawned(const EventConfig& config, int waits) {
-  const StackAllocator stack = StackAllocator::fixedsize(config.fiber_stack);
+  const StackAllocator stack = StackAllocator::pooled(config.fiber_stack);
   FiberPool pool(config.loop_threads, stack);
   const auto start = Clock::now();
   std::vector<Future<void>> spawners;
@@ -364,7 +364,7 @@ void print_event_table(const EventTable& table) {
   fmt::print("\nevents: {} events, each processing {} orders and waiting k x {} ms (computation alone: {}/event "
              "on one thread)\n",
              c.events, orders.size(), event_wait.count(), format_ns(table.compute_ns_per_event));
-  fmt::print("fibers: FiberPool({} threads, fixedsize {} KiB stacks), submit() per event; fibers-spawn: same pool, "
+  fmt::print("fibers: FiberPool({} threads, pooled {} KiB stacks), submit() per event; fibers-spawn: same pool, "
              "events started inside it\nasio: {} io_contexts x 1 thread, C++20 coroutines (asio: nested as in the "
              "script, asio-flat: one coroutine per event); threads: pool of {}\n",
              c.loop_threads, c.fiber_stack / 1024, c.loop_threads, c.pool_threads);

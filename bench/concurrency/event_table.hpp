@@ -21,7 +21,7 @@ struct EventConfig {
   std::size_t events = 100'000;
   std::size_t loop_threads = 2;      // FiberPool threads and Asio event loops
   std::size_t pool_threads = 256;    // thread-pool mode
-  std::size_t fiber_stack = 64 * 1024;  // FiberPool stacks (StackAllocator::fixedsize)
+  std::size_t fiber_stack = 64 * 1024;  // FiberPool stacks (StackAllocator::pooled)
   int repeats = 3;                   // fibers and asio: median of this many runs
   std::vector<std::string> modes{"fibers", "fibers-spawn", "asio", "asio-flat", "threads"};  // which to run
   std::vector<int> wait_counts{event_wait_counts.begin(), event_wait_counts.end()};  // which k

@@ -34,6 +34,7 @@
 #include "event_table.hpp"
 #include "latency_table.hpp"
 #include "memory_probe.hpp"
+#include "run_info.hpp"
 #ifdef PROPGRAPH_BENCH_WITH_POSTGRES
 #include "postgres_table.hpp"
 #endif
@@ -62,7 +63,7 @@ constexpr std::string_view usage = R"(usage: propgraph-concurrency [flags]
   --event-modes=LIST      subset of fibers,fibers-spawn,asio,asio-flat,threads (default: all)
   --event-k=LIST          subset of the wait counts 0,1,2,5,10 (default: all)
   --repeats=N             event-table runs per fibers/asio cell; the median is reported (default 3)
-  --fiber-stack-kib=N     fixedsize stack for the event table and the large fiber probe (default 64)
+  --fiber-stack-kib=N     pooled stack size for the event table and the large fiber probe (default 64)
   --memory-fibers=N       fibers in the large memory probe (default 100000)
   --memory-threads=N      threads in the thread memory probe (default 1000)
   --postgres-dsn=DSN      libpq connection string of the server for the postgres table (default:
@@ -210,13 +211,6 @@ Args parse(int argc, char** argv) {
   }
   if (a.postgres_default && a.postgres_dsn) a.postgres = true;
   return a;
-}
-
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string one, five, fifteen;
-  in >> one >> five >> fifteen;
-  return one.empty() ? "unknown" : fmt::format("{} {} {}", one, five, fifteen);
 }
 
 // -- targets ----------------------------------------------------------------------------------
@@ -433,9 +427,9 @@ int main(int argc, char** argv) {
   args.latency_config.cores = cores;
   args.event_config.loop_threads = 2;
 
-  std::string command = "propgraph-concurrency";
-  for (int i = 1; i < argc; ++i) command += fmt::format(" {}", argv[i]);
+  const std::string command = command_line(argc, argv);
   const std::string load_at_start = load_average();
+  const std::string date = local_date();
   fmt::print("{}\n{} cores, load average at start {}, timer slack {} ns\n", command, cores, load_at_start,
              timer_slack_ns);
   const auto started = Clock::now();
@@ -502,7 +496,9 @@ int main(int argc, char** argv) {
 
   Json json;
   json.begin_object();
-  json.field("command", command).field("cores", static_cast<std::int64_t>(cores));
+  // Run identification, for the tables generated from this file (scripts/bench --update-docs).
+  json.field("command", command).field("date", date).field("commit", source_commit());
+  json.field("cores", static_cast<std::int64_t>(cores));
   json.field("load_average_start", load_at_start).field("load_average_end", load_average());
   json.field("seconds", total_s).field("timer_slack_ns", static_cast<std::int64_t>(timer_slack_ns));
   if (latency) write_latency_json(json, *latency);

@@ -106,8 +106,8 @@ MemoryProbe probe_threads(std::size_t count) {
 MemoryTable run_memory_probes(const MemoryConfig& config) {
   MemoryTable table{.config = config, .max_map_count = proc_sys_number("/proc/sys/vm/max_map_count")};
   if (config.fibers > 0) {
-    table.probes.push_back(probe_fibers(config.fibers, StackAllocator::fixedsize(config.fiber_stack),
-                                        fmt::format("fixedsize {} KiB", config.fiber_stack / 1024)));
+    table.probes.push_back(probe_fibers(config.fibers, StackAllocator::pooled(config.fiber_stack),
+                                        fmt::format("pooled {} KiB", config.fiber_stack / 1024)));
     std::fputc('.', stderr);
   }
   if (config.default_stack_fibers > 0) {

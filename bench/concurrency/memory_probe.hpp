@@ -13,7 +13,7 @@ namespace propgraph::bench {
 
 struct MemoryConfig {
   std::size_t fibers = 100'000;
-  std::size_t fiber_stack = 64 * 1024;  // StackAllocator::fixedsize for the large fiber probe
+  std::size_t fiber_stack = 64 * 1024;  // StackAllocator::pooled for the large fiber probe
   std::size_t default_stack_fibers = 10'000;  // with the facade's default stacks
   std::size_t threads = 1'000;
 };

@@ -52,6 +52,7 @@
 #include "propgraph/memory/memory_graph.hpp"
 #include "propgraph/version.hpp"
 #include "propgraph_contender.hpp"
+#include "run_info.hpp"
 
 #ifndef PROPGRAPH_BENCH_OUT_DIR
 #define PROPGRAPH_BENCH_OUT_DIR "build/bench"
@@ -207,13 +208,6 @@ generate::LoadOptions property_options() {
 }
 
 // -- the run's circumstances ----------------------------------------------------------------------
-
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string one, five, fifteen;
-  in >> one >> five >> fifteen;
-  return one.empty() ? "unknown" : fmt::format("{} {} {}", one, five, fifteen);
-}
 
 /// The first line a shell command prints, or "" when it fails.
 std::string command_output(const std::string& command) {
@@ -797,7 +791,7 @@ int main(int argc, char** argv) {
   std::string command = "propgraph-scale";
   for (int i = 1; i < argc; ++i) command += fmt::format(" {}", argv[i]);
   const std::string started_at = utc_now();
-  const std::string load_at_start = load_average();
+  const std::string load_at_start = bench::load_average();
   const std::string commit = command_output("git -C '" PROPGRAPH_SOURCE_DIR "' rev-parse HEAD 2>/dev/null");
   const bool dirty = !command_output("git -C '" PROPGRAPH_SOURCE_DIR "' status --porcelain --untracked-files=no 2>/dev/null").empty();
   const auto started = std::chrono::steady_clock::now();
@@ -864,7 +858,7 @@ int main(int argc, char** argv) {
     json.end_array();
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const std::string load_at_end = load_average();
+  const std::string load_at_end = bench::load_average();
   const double peak = static_cast<double>(bench::proc_status_bytes("VmHWM"));
   fmt::print("\nran in {:.0f} s; load average at end {}; peak resident memory {:.2f} GiB\n", seconds, load_at_end,
              peak / (1024.0 * 1024 * 1024));

@@ -1,5 +1,6 @@
 // Waiting for fiber futures from Asio code (CMake target propgraph::asio, header only):
-// async_get turns a propgraph::Future into an Asio asynchronous operation.
+// async_get turns a propgraph::Future (or a boost::fibers::future) into an Asio asynchronous
+// operation.
 //
 //     boost::asio::awaitable<void> handle(propgraph::FiberOperations graph, propgraph::ElementId id) {
 //       std::optional<propgraph::Vertex> v =
@@ -17,6 +18,7 @@
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/fiber/future/future.hpp>
 
 #include "propgraph/fiber/fiber_pool.hpp"
 #include "propgraph/fiber/spawn.hpp"
@@ -25,7 +27,22 @@ namespace propgraph {
 
 namespace detail {
 
-/// The completion signature of async_get for a Future<T>.
+/// The futures async_get waits for, and their value type: propgraph::Future<T> (what the
+/// facade returns) and boost::fibers::future<T>.
+template <class F>
+struct FutureValue {};
+template <class T>
+struct FutureValue<Future<T>> {
+  using type = T;
+};
+template <class T>
+struct FutureValue<boost::fibers::future<T>> {
+  using type = T;
+};
+template <class F>
+concept WaitableFuture = requires { typename FutureValue<F>::type; };
+
+/// The completion signature of async_get for a future of T.
 template <class T>
 struct FutureCompletion {
   using type = void(std::exception_ptr, T);
@@ -40,8 +57,9 @@ struct FutureCompletion<void> {
 struct InitiateFutureWait {
   FiberPool* waiter;
 
-  template <class Handler, class T>
-  void operator()(Handler&& handler, Future<T> future) const {
+  template <class Handler, WaitableFuture F>
+  void operator()(Handler&& handler, F future) const {
+    using T = typename FutureValue<F>::type;
     auto work = boost::asio::make_work_guard(boost::asio::get_associated_executor(handler));
     // The task catches everything itself, so the future submit() returns would never hold an
     // exception: dropping it loses nothing.
@@ -83,9 +101,10 @@ struct InitiateFutureWait {
   return pool;
 }
 
-/// Waits for `future` without blocking the calling thread, and completes with its outcome on
-/// the completion handler's associated executor: `void(std::exception_ptr, T)` (for
-/// Future<void>, `void(std::exception_ptr)`). With `boost::asio::use_awaitable`, `co_await`
+/// Waits for `future` (a propgraph::Future<T>, as every `_async` call returns, or a
+/// boost::fibers::future<T>) without blocking the calling thread, and completes with its
+/// outcome on the completion handler's associated executor: `void(std::exception_ptr, T)` (for
+/// a future of void, `void(std::exception_ptr)`). With `boost::asio::use_awaitable`, `co_await`
 /// yields the value or rethrows the exception get() would throw (same type, same message);
 /// a callback receives the exception_ptr (null on success) and the value (T{} on failure, so
 /// T must be default-constructible).
@@ -104,16 +123,17 @@ struct InitiateFutureWait {
 /// - Errors: starting the wait throws what FiberPool::submit throws (PoolClosed once the
 ///   waiter is shut down, std::bad_alloc); a failure to post the completion terminates.
 /// - The wait cannot be cancelled: the operation completes when the future does.
-template <class T, class CompletionToken>
-auto async_get(FiberPool& waiter, Future<T> future, CompletionToken&& token) {
+template <detail::WaitableFuture F, class CompletionToken>
+auto async_get(FiberPool& waiter, F future, CompletionToken&& token) {
+  using T = typename detail::FutureValue<F>::type;
   return boost::asio::async_initiate<CompletionToken, typename detail::FutureCompletion<T>::type>(
       detail::InitiateFutureWait{&waiter}, token, std::move(future));
 }
 
 /// async_get on default_future_waiter(): for futures from anywhere (as_fiber on another
 /// thread, a FiberPool, a promise); one extra thread does all the waiting.
-template <class T, class CompletionToken>
-auto async_get(Future<T> future, CompletionToken&& token) {
+template <detail::WaitableFuture F, class CompletionToken>
+auto async_get(F future, CompletionToken&& token) {
   return async_get(default_future_waiter(), std::move(future), std::forward<CompletionToken>(token));
 }
 

@@ -18,10 +18,10 @@ namespace propgraph::fiber_detail {
   return active != nullptr && !active->is_context(boost::fibers::type::main_context);
 }
 
-/// Socket readiness waited for by the calling thread's own fiber scheduler (an I/O-aware one:
-/// FiberPool threads and threads that called use_io_scheduler()). The scheduler polls its
-/// epoll set between fibers and sleeps in epoll_wait when no fiber is ready, so a fiber's wait
-/// costs no hand-off to another thread.
+/// Waits served by the calling thread's own fiber scheduler (propgraph's: FiberPool threads and
+/// threads that called use_io_scheduler()): socket readiness and timers. The scheduler polls its
+/// epoll set and its timer queue between fibers and sleeps in epoll_pwait2 when no fiber is
+/// ready, so a fiber's wait costs no hand-off to another thread.
 class ThreadIoWait {
  public:
   enum class Result { ready, timed_out, error };
@@ -32,10 +32,14 @@ class ThreadIoWait {
   /// One waiter per fd at a time. `error`: a system call failed, errno says why.
   virtual Result wait(int fd, std::uint32_t epoll_events,
                       std::optional<std::chrono::steady_clock::time_point> deadline) = 0;
+  /// Suspends `self`, the calling fiber of this thread (not its main context), until `deadline`.
+  /// Never returns earlier; no allocation once the timer queue has grown.
+  virtual void sleep_until(boost::fibers::context* self, std::chrono::steady_clock::time_point deadline) = 0;
 };
 
 /// This thread's I/O-aware scheduler, or nullptr when its scheduler is another one (Boost's
-/// default round robin, or one the application installed): then waiters use a reactor thread.
+/// default round robin, or one the application installed): then socket waiters use a reactor
+/// thread and sleepers Boost's sleep queue.
 inline constinit thread_local ThreadIoWait* thread_io_wait = nullptr;
 
 }  // namespace propgraph::fiber_detail

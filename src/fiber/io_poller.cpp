@@ -43,47 +43,25 @@ IoPoller::IoPoller() {
 }
 
 IoPoller::~IoPoller() {
-  if (fiber_detail::thread_io_wait == this) fiber_detail::thread_io_wait = nullptr;
   ::close(event_fd_);
   ::close(epoll_fd_);
 }
 
-void IoPoller::install() noexcept { fiber_detail::thread_io_wait = this; }
-
-IoPoller::Result IoPoller::wait(int fd, std::uint32_t epoll_events, std::optional<Clock::time_point> deadline) {
-  Waiter w;
-  w.ctx = boost::fibers::context::active();
-  w.fd = fd;
-  w.deadline = deadline;
+bool IoPoller::arm(int fd, std::uint32_t events, void* token) noexcept {
   epoll_event ev{};
-  ev.events = epoll_events | EPOLLONESHOT;
-  ev.data.ptr = &w;
+  ev.events = events | EPOLLONESHOT;
+  ev.data.ptr = token;
   // Re-arm the one-shot registration; the first wait on an fd (or on a new socket that reuses a
   // closed one's number) adds it.
-  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev) != 0) {
-    if (errno != ENOENT || ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) return Result::error;
-  }
-  ++waiting_;
-  if (deadline) timed_.push_back(&w);
-  // scheduler::suspend() calls pick_next() once on this fiber's stack, then switches; the
-  // flag keeps that one pick_next from polling (poll_due).
-  switching_out_ = true;
-  w.ctx->suspend();  // until wake(&w), from poll() on this thread
-  return w.timed_out ? Result::timed_out : Result::ready;
+  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev) == 0) return true;
+  return errno == ENOENT && ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) == 0;
 }
 
-void IoPoller::wake(Waiter* w) noexcept {
-  if (w->ctx == boost::fibers::context::active()) std::abort();  // see poll_due()
-  --waiting_;
-  if (w->deadline) timed_.erase(std::find(timed_.begin(), timed_.end(), w));
-  boost::fibers::context::active()->schedule(w->ctx);
-}
+void IoPoller::disarm(int fd) noexcept { ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr); }
 
-void IoPoller::poll(Clock::time_point deadline) noexcept {
-  for (const Waiter* w : timed_) deadline = std::min(deadline, *w->deadline);
-  epoll_event events[64];
+int IoPoller::wait(Clock::time_point deadline, epoll_event* events) noexcept {
   timespec storage{};
-  int n = ::epoll_pwait2(epoll_fd_, events, 64, timeout_until(deadline, storage), nullptr);
+  int n = ::epoll_pwait2(epoll_fd_, events, kBatch, timeout_until(deadline, storage), nullptr);
   if (n < 0 && errno == ENOSYS) {  // Linux < 5.11: millisecond timeouts, rounded up
     int ms = -1;
     if (deadline != Clock::time_point::max()) {
@@ -92,32 +70,17 @@ void IoPoller::poll(Clock::time_point deadline) noexcept {
                            : static_cast<int>(std::min<long long>(
                                  std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count(), 1'000'000));
     }
-    n = ::epoll_wait(epoll_fd_, events, 64, ms);
+    n = ::epoll_wait(epoll_fd_, events, kBatch, ms);
   }
-  for (int i = 0; i < n; ++i) {
-    auto* w = static_cast<Waiter*>(events[i].data.ptr);
-    if (w == nullptr) {
-      // Drain first, then clear the flag: an interrupt() in between finds the flag still set
-      // and does not write, which is fine since this poll returns anyway; one after it writes.
-      std::uint64_t count = 0;
-      [[maybe_unused]] auto r = ::read(event_fd_, &count, sizeof count);
-      interrupt_pending_.store(false);
-      continue;
-    }
-    wake(w);
-  }
-  if (!timed_.empty()) {
-    const auto now = Clock::now();
-    std::vector<Waiter*> expired;
-    for (Waiter* w : timed_) {
-      if (*w->deadline <= now) expired.push_back(w);
-    }
-    for (Waiter* w : expired) {
-      ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, w->fd, nullptr);  // its event can no longer arrive
-      w->timed_out = true;
-      wake(w);
-    }
-  }
+  return std::max(n, 0);  // EINTR: nothing ready, the scheduler looks again
+}
+
+void IoPoller::drain() noexcept {
+  // Drain first, then clear the flag: an interrupt() in between finds the flag still set and does
+  // not write, which is fine since this poll returns anyway; one after it writes.
+  std::uint64_t count = 0;
+  [[maybe_unused]] auto r = ::read(event_fd_, &count, sizeof count);
+  interrupt_pending_.store(false);
 }
 
 void IoPoller::interrupt() noexcept {

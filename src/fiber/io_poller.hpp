@@ -1,77 +1,58 @@
-// IoPoller: the epoll set of one thread's I/O-aware fiber scheduler (fiber_io.hpp).
+// IoPoller: the epoll set and wake-up eventfd of one thread's fiber scheduler (fiber_thread.hpp).
 #pragma once
 
 #include <sys/epoll.h>
 
 #include <atomic>
 #include <chrono>
-#include <cstddef>
-#include <optional>
-#include <vector>
-
-#include "fiber/fiber_io.hpp"
+#include <cstdint>
 
 namespace propgraph::detail {
 
 /// Owned by a scheduling algorithm and used only on its thread, except interrupt().
-///
-/// A waiting fiber registers its fd (one-shot, pointing at a Waiter on its own stack) and
-/// suspends; poll() wakes it exactly once: on readiness, or on its deadline (then the fd is
-/// removed from the set first, so a late event cannot reach a finished wait). The algorithm
-/// calls poll(now) every few picks while fibers wait, and poll(deadline) instead of sleeping.
-class IoPoller final : public fiber_detail::ThreadIoWait {
+class IoPoller {
  public:
   using Clock = std::chrono::steady_clock;
 
   IoPoller();
-  ~IoPoller() override;
+  ~IoPoller();
   IoPoller(const IoPoller&) = delete;
   IoPoller& operator=(const IoPoller&) = delete;
 
-  Result wait(int fd, std::uint32_t epoll_events, std::optional<Clock::time_point> deadline) override;
+  /// Arms a one-shot registration of `fd` for `events` that reports `token` (never nullptr).
+  /// False when epoll_ctl failed (errno says why).
+  bool arm(int fd, std::uint32_t events, void* token) noexcept;
+  /// Removes `fd` from the set, so an event armed for it can no longer be reported.
+  void disarm(int fd) noexcept;
 
-  /// Fibers suspended in wait().
-  [[nodiscard]] std::size_t waiting() const noexcept { return waiting_; }
-
-  /// For algorithm::pick_next: true every `every`-th call while fibers wait, so the algorithm
-  /// polls then. Never in the pick_next of a wait() that is switching its fiber out: a socket
-  /// found ready there would schedule a fiber that is still running.
-  [[nodiscard]] bool poll_due(unsigned every) noexcept {
-    if (switching_out_) {
-      switching_out_ = false;
-      return false;
+  /// Waits until an armed fd is ready, interrupt() is called or `deadline` passes (a deadline
+  /// in the past, e.g. time_point::min(): just looks), then calls `ready(token)` for each ready
+  /// fd. Timeouts have nanosecond resolution (epoll_pwait2; millisecond epoll_wait before Linux
+  /// 5.11).
+  template <class Ready>
+  void poll(Clock::time_point deadline, Ready&& ready) noexcept {
+    epoll_event events[kBatch];
+    const int n = wait(deadline, events);
+    for (int i = 0; i < n; ++i) {
+      if (events[i].data.ptr == nullptr) {
+        drain();
+      } else {
+        ready(events[i].data.ptr);
+      }
     }
-    return waiting_ != 0 && ++picks_ % every == 0;
   }
-
-  /// Waits in epoll until an fd is ready, interrupt() is called, `deadline` or the earliest
-  /// waiter's deadline passes (a deadline in the past: just looks), then schedules the fibers
-  /// whose waits ended. Must run inside the scheduler (algorithm::pick_next/suspend_until).
-  void poll(Clock::time_point deadline) noexcept;
 
   /// Ends a poll() in progress or the next one early. Any thread; cheap when already pending.
   void interrupt() noexcept;
 
-  /// Makes this poller the thread's fiber_detail::thread_io_wait (the algorithm's constructor
-  /// calls it on its thread); undone by the destructor.
-  void install() noexcept;
-
  private:
-  struct Waiter {
-    boost::fibers::context* ctx = nullptr;
-    int fd = -1;
-    std::optional<Clock::time_point> deadline;
-    bool timed_out = false;
-  };
-  void wake(Waiter* w) noexcept;
+  static constexpr int kBatch = 64;
+  int wait(Clock::time_point deadline, epoll_event* events) noexcept;
+  void drain() noexcept;
 
   int epoll_fd_ = -1;
-  int event_fd_ = -1;                      // interrupt(); registered with data.ptr == nullptr
+  int event_fd_ = -1;  // interrupt(); registered with data.ptr == nullptr
   std::atomic<bool> interrupt_pending_{false};
-  std::size_t waiting_ = 0;
-  unsigned picks_ = 0;
-  bool switching_out_ = false;             // wait() is in context::suspend(), before its pick_next
-  std::vector<Waiter*> timed_;             // waiters with a deadline (few: connection set-up)
 };
 
 }  // namespace propgraph::detail

@@ -4,6 +4,8 @@
 #include <boost/fiber/context.hpp>
 #include <boost/fiber/type.hpp>
 
+#include "fiber/fiber_thread.hpp"
+
 namespace propgraph::detail {
 namespace {
 
@@ -59,59 +61,48 @@ IdleList::~IdleList() {
   return &list;
 }
 
-/// Free promise state blocks of one thread.
-struct StateBlocks {
-  static constexpr std::size_t max_blocks = 64;
-  void* head = nullptr;  // each free block starts with the pointer to the next
-  std::size_t count = 0;
-
-  StateBlocks() noexcept;
-  ~StateBlocks();
-  StateBlocks(const StateBlocks&) = delete;
-  StateBlocks& operator=(const StateBlocks&) = delete;
+/// The dispatched call of this thread whose caller has not run since: start_recycled() switched
+/// from `caller` to `fiber`, leaving the caller in the ready queue. While this is set, the caller
+/// is alive and ready, so the fiber may hand the thread straight back to it when the call ends.
+/// Cleared when the caller runs again, and by forget_direct_return() when it moves away.
+struct DirectReturn {
+  RecycledFiber* fiber = nullptr;
+  boost::fibers::context* caller = nullptr;
+  unsigned taken = 0;  // direct returns so far, for the scheduler's turn every few
 };
+constinit thread_local DirectReturn tl_direct{};
 
-constinit thread_local StateBlocks* tl_blocks = nullptr;
-constinit thread_local bool tl_blocks_gone = false;
+// Never inlined, like current_list(): the fiber that reads it may have moved threads.
+[[gnu::noinline]] DirectReturn& direct_return() noexcept { return tl_direct; }
 
-StateBlocks::StateBlocks() noexcept { tl_blocks = this; }
+/// Every this many direct returns, one goes through the scheduler instead, so the thread's other
+/// ready fibers and its dispatcher (wake-ups from other threads, Boost's sleepers) get a turn
+/// even while the caller joins one call after another.
+constexpr unsigned kSchedulerTurnEvery = 16;
 
-StateBlocks::~StateBlocks() {
-  tl_blocks = nullptr;
-  tl_blocks_gone = true;
-  while (head != nullptr) {
-    void* block = head;
-    head = *static_cast<void**>(block);
-    ::operator delete(block);
+/// Ends the call of `fiber` (now parked) by switching straight back to its caller, when that
+/// caller has waited in this thread's ready queue since: no pass through the scheduler and its
+/// dispatcher fiber. Returns after the fiber was resumed again; false (nothing done) otherwise.
+bool return_to_caller(RecycledFiber& fiber) noexcept {
+  DirectReturn& pending = direct_return();
+  if (pending.fiber != &fiber) return false;
+  boost::fibers::context* caller = pending.caller;
+  pending.fiber = nullptr;
+  if (++pending.taken % kSchedulerTurnEvery == 0) return false;
+  // The ready queue must be the intrusive one of this thread's scheduler (Boost's round robin,
+  // the pinned queue of shared_work, propgraph's FiberThread): algorithms that keep ready fibers
+  // elsewhere leave the hook unlinked.
+  if (caller->get_scheduler() != fiber.context->get_scheduler() || !caller->ready_is_linked()) return false;
+  if (FiberThread* thread = FiberThread::current()) {
+    thread->unready(*caller);
+  } else {
+    caller->ready_unlink();
   }
+  caller->resume();  // this fiber stays parked
+  return true;
 }
 
 }  // namespace
-
-void* allocate_state_block() {
-  StateBlocks* blocks = tl_blocks;
-  if (blocks == nullptr && !tl_blocks_gone) {
-    thread_local StateBlocks list;
-    blocks = &list;
-  }
-  if (blocks != nullptr && blocks->head != nullptr) {
-    void* block = blocks->head;
-    blocks->head = *static_cast<void**>(block);
-    --blocks->count;
-    return block;
-  }
-  return ::operator new(state_block_size);
-}
-
-void free_state_block(void* block) noexcept {
-  if (StateBlocks* blocks = tl_blocks; blocks != nullptr && blocks->count < StateBlocks::max_blocks) {
-    *static_cast<void**>(block) = blocks->head;
-    blocks->head = block;
-    ++blocks->count;
-    return;
-  }
-  ::operator delete(block);
-}
 
 RecycledFiber* take_idle_fiber(const StackAllocator& stack) noexcept {
   IdleList* list = list_for_taking();
@@ -128,10 +119,19 @@ RecycledFiber* take_idle_fiber(const StackAllocator& stack) noexcept {
   return nullptr;
 }
 
+void forget_direct_return(boost::fibers::context* caller) noexcept {
+  DirectReturn& pending = direct_return();
+  if (pending.caller == caller) pending.fiber = nullptr;
+}
+
 void start_recycled(RecycledFiber& fiber, boost::fibers::launch launch) noexcept {
   boost::fibers::context* self = boost::fibers::context::active();
   if (launch == boost::fibers::launch::dispatch) {
+    DirectReturn& pending = direct_return();
+    pending.fiber = &fiber;
+    pending.caller = self;
     fiber.context->resume(self);  // run it now; the caller goes to the ready queue
+    forget_direct_return(self);   // back here by any path: the caller runs again
   } else {
     self->schedule(fiber.context);  // ready queue; it runs when the caller yields or blocks
   }
@@ -147,7 +147,8 @@ void recycle_loop(const StackAllocator& stack) noexcept {
     self.next = list->head;
     list->head = &self;
     ++list->count;
-    self.context->suspend();  // parked until start_recycled() or ~IdleList() resumes it
+    // Parked until start_recycled() or ~IdleList() resumes it.
+    if (!return_to_caller(self)) self.context->suspend();
     if (self.quit) return;
     self.run(self.storage);
   }

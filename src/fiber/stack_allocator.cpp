@@ -1,4 +1,5 @@
-// StackAllocator: the cached kind keeps guarded mmap stacks on a per-thread free list.
+// StackAllocator: the cached kind keeps guarded mmap stacks on a per-thread free list; the pooled
+// kind carves page-aligned stacks from slabs it owns and recycles them.
 #include "propgraph/fiber/stack_allocator.hpp"
 
 #include <sys/mman.h>
@@ -7,7 +8,10 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <mutex>
 #include <new>
+#include <utility>
+#include <vector>
 
 #include <boost/context/fixedsize_stack.hpp>
 
@@ -136,10 +140,83 @@ void cached_deallocate(boost::context::stack_context& sctx) noexcept {
 
 }  // namespace
 
+// -- pooled: page-aligned stacks carved from slabs, recycled, unmapped with the last handle -----
+
+class StackAllocator::Pooled final : public StackAllocator::Custom {
+ public:
+  explicit Pooled(std::size_t requested) noexcept
+      : size_((std::max(requested, kMinStack) + page_size() - 1) / page_size() * page_size()) {}
+  Pooled(const Pooled&) = delete;
+  Pooled& operator=(const Pooled&) = delete;
+  ~Pooled() override {
+    for (const auto& [base, bytes] : slabs_) ::munmap(base, bytes);
+  }
+
+  boost::context::stack_context allocate() override {
+    void* base = nullptr;
+    {
+      std::lock_guard lock(mutex_);
+      if (!free_.empty()) {
+        base = free_.back();
+        free_.pop_back();
+      } else {
+        if (next_ == end_) add_slab();
+        base = next_;
+        next_ += size_;
+      }
+    }
+#ifdef PROPGRAPH_FIBER_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(base, size_);
+#endif
+    boost::context::stack_context sctx;
+    sctx.size = size_;
+    sctx.sp = static_cast<char*>(base) + size_;
+    return sctx;
+  }
+
+  void deallocate(boost::context::stack_context& sctx) noexcept override {
+    std::lock_guard lock(mutex_);
+    // Cannot fail: free_ never needs more room than the stacks carved so far (reserved below).
+    free_.push_back(static_cast<char*>(sctx.sp) - sctx.size);
+  }
+
+ private:
+  // Called with mutex_ held.
+  void add_slab() {
+    const std::size_t bytes = std::max<std::size_t>(2 * 1024 * 1024, 16 * size_) / size_ * size_;
+    // Room to give back every stack of every slab without allocating in deallocate().
+    free_.reserve(carved_ + bytes / size_);
+    slabs_.reserve(slabs_.size() + 1);
+    void* base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) throw std::bad_alloc();
+    // A fiber touches a page or two of its stack: huge pages would make whole slabs resident.
+    ::madvise(base, bytes, MADV_NOHUGEPAGE);
+    slabs_.emplace_back(base, bytes);
+    carved_ += bytes / size_;
+    next_ = static_cast<char*>(base);
+    end_ = next_ + bytes;
+  }
+
+  const std::size_t size_;
+  std::mutex mutex_;
+  std::vector<void*> free_;                             // stacks given back, reused first (LIFO)
+  std::vector<std::pair<void*, std::size_t>> slabs_;    // every mapping, unmapped at the end
+  std::size_t carved_ = 0;                              // stacks the slabs hold in all
+  char* next_ = nullptr;                                // carving position in the newest slab
+  char* end_ = nullptr;
+};
+
+StackAllocator StackAllocator::pooled(std::size_t size) {
+  StackAllocator out{Kind::custom, size};
+  out.custom_ = std::make_shared<Pooled>(size);
+  return out;
+}
+
 boost::context::stack_context StackAllocator::allocate() {
   switch (kind_) {
     case Kind::cached:
       return cached_allocate(size_);
+
     case Kind::fixedsize:
       return boost::context::fixedsize_stack(std::max(size_, kMinStack)).allocate();
     case Kind::protected_fixedsize:
@@ -155,6 +232,7 @@ void StackAllocator::deallocate(boost::context::stack_context& sctx) noexcept {
     case Kind::cached:
       cached_deallocate(sctx);
       return;
+
     case Kind::fixedsize:
       // fixedsize_stack::deallocate frees by sctx alone; the size argument is irrelevant.
       boost::context::fixedsize_stack(sctx.size).deallocate(sctx);

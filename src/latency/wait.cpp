@@ -3,7 +3,9 @@
 
 #include <thread>
 
+#include <boost/fiber/context.hpp>
 #include <boost/fiber/operations.hpp>
+#include <boost/fiber/type.hpp>
 
 #include "fiber/fiber_io.hpp"
 
@@ -11,11 +13,31 @@ namespace propgraph {
 
 bool running_on_fiber() noexcept { return fiber_detail::running_on_fiber(); }
 
-void wait_until(std::chrono::steady_clock::time_point deadline) {
-  if (running_on_fiber()) {
-    boost::this_fiber::sleep_until(deadline);
+namespace {
+
+/// The calling fiber, or nullptr on a thread's main context.
+boost::fibers::context* current_fiber() noexcept {
+  boost::fibers::context* active = boost::fibers::context::active();
+  return active->is_context(boost::fibers::type::main_context) ? nullptr : active;
+}
+
+void sleep_fiber(boost::fibers::context* self, std::chrono::steady_clock::time_point deadline) {
+  // On a FiberPool thread, or one that called use_io_scheduler(): its own timer queue.
+  if (fiber_detail::ThreadIoWait* thread = fiber_detail::thread_io_wait) {
+    thread->sleep_until(self, deadline);
   } else {
+    boost::this_fiber::sleep_until(deadline);
+  }
+}
+
+}  // namespace
+
+void wait_until(std::chrono::steady_clock::time_point deadline) {
+  boost::fibers::context* self = current_fiber();
+  if (self == nullptr) {
     std::this_thread::sleep_until(deadline);
+  } else if (std::chrono::steady_clock::now() < deadline) {
+    sleep_fiber(self, deadline);
   }
 }
 
@@ -25,8 +47,13 @@ void wait_for(std::chrono::nanoseconds duration) {
   // Saturate: now() + nanoseconds::max() would overflow into the past and not wait at all.
   const auto now = Clock::now();
   const auto room = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::time_point::max() - now);
-  wait_until(duration >= room ? Clock::time_point::max()
-                              : now + std::chrono::duration_cast<Clock::duration>(duration));
+  const auto deadline =
+      duration >= room ? Clock::time_point::max() : now + std::chrono::duration_cast<Clock::duration>(duration);
+  if (boost::fibers::context* self = current_fiber()) {
+    sleep_fiber(self, deadline);
+  } else {
+    std::this_thread::sleep_until(deadline);
+  }
 }
 
 }  // namespace propgraph

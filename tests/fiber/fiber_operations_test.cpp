@@ -355,5 +355,24 @@ TEST(FiberFacade, FacadeIsAValueOverTheGraph) {
   EXPECT_EQ(copy.count_vertices_async("Person").get(), 0);
 }
 
+// The design's contract: `_async` returns a boost::fibers::future<R>. The facade returns
+// Future<R>, which converts to it, on the calling thread as on a pool.
+TEST(FiberFacade, TwinsConvertToBoostFutures) {
+  MemoryGraph memory;
+  FiberPool pool(1);
+  for (const FiberOperations ops : {as_fiber(memory), as_fiber(memory, pool)}) {
+    boost::fibers::future<Vertex> created = ops.create_vertex_async("Person", {{"name", "Eve"}});
+    const Vertex eve = created.get();
+    std::vector<boost::fibers::future<std::optional<Vertex>>> lookups;
+    for (int i = 0; i < 4; ++i) lookups.push_back(ops.find_vertex_by_id_async("Person", eve.id));
+    for (auto& lookup : lookups) EXPECT_EQ(lookup.get(), eve);
+#ifndef PROPGRAPH_FIBER_ASAN  // the backend's throw on a fiber: see BackendErrorsComeOutOfGetUnchanged
+    boost::fibers::future<Vertex> failing = ops.create_vertex_async("", {});
+    EXPECT_THROW((void)failing.get(), InvalidArgument);
+#endif
+  }
+  EXPECT_EQ(memory.count_vertices("Person"), 2);
+}
+
 }  // namespace
 }  // namespace propgraph::fiber_test

@@ -5,9 +5,11 @@
 #include <atomic>
 #include <chrono>
 #include <ctime>
+#include <exception>
 #include <future>
 #include <mutex>
 #include <set>
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -206,11 +208,131 @@ TEST(FiberPool, SeveralPoolsCoexist) {
   EXPECT_EQ(chained.get(), 6);
 }
 
+// -- post: fire and forget --------------------------------------------------------------------
+
+TEST(FiberPool, PostRunsTasksAndShutdownWaitsForThem) {
+  std::atomic<int> ran{0};
+  {
+    FiberPool pool(2);
+    for (int i = 0; i < 300; ++i) {
+      pool.post([&ran, i] {
+        if (i % 3 == 0) boost::this_fiber::sleep_for(1ms);
+        ++ran;
+      });
+    }
+    pool.shutdown();
+    EXPECT_EQ(ran.load(), 300);
+    EXPECT_THROW(pool.post([] {}), PoolClosed);
+  }
+  EXPECT_EQ(ran.load(), 300);
+}
+
+TEST(FiberPool, PostedExceptionsReachTheHandler) {
+  std::mutex mutex;
+  std::vector<std::string> messages;
+  int not_std = 0;
+  {
+    FiberPool pool(FiberPoolOptions{.threads = 2, .on_error = [&](std::exception_ptr error) {
+                                      std::lock_guard lock(mutex);
+                                      try {
+                                        std::rethrow_exception(error);
+                                      } catch (const NotFound& e) {
+                                        messages.emplace_back(e.what());
+                                      } catch (...) {
+                                        ++not_std;
+                                      }
+                                    }});
+    for (int i = 0; i < 20; ++i) {
+      pool.post([i] {
+        boost::this_fiber::yield();
+        throw NotFound("lost item " + std::to_string(i));
+      });
+    }
+    pool.post([] { throw 42; });
+    pool.post([] {});  // no error, no call
+  }  // the destructor drains the pool
+  ASSERT_EQ(messages.size(), 20U);
+  std::sort(messages.begin(), messages.end());
+  EXPECT_NE(std::find(messages.begin(), messages.end(), "lost item 7"), messages.end());
+  EXPECT_EQ(not_std, 1);
+}
+
+TEST(FiberPool, PostedExceptionsGoToStderrByDefault) {
+  testing::internal::CaptureStderr();
+  {
+    FiberPool pool(1);
+    pool.post([] { throw std::runtime_error("disk on fire"); });
+    pool.post([] { throw 7; });
+  }
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("disk on fire"), std::string::npos) << err;
+  EXPECT_NE(err.find("not derived from std::exception"), std::string::npos) << err;
+}
+
+// -- stress: many plain submitters against a pool whose threads keep going to sleep ---------------
+
+// 8 plain threads submit (and join) and post in bursts separated by pauses longer than the pool's
+// idle spin, so the pool threads sleep in epoll and must be woken again and again. Nothing may be
+// lost and nothing may hang (the test's ctest timeout bounds the wall time); no timing asserted.
+void stress(FiberPoolOptions options) {
+  constexpr int kSubmitters = 8;
+  constexpr int kRounds = 150;
+  constexpr int kPerRound = 6;
+  FiberPool pool(std::move(options));
+  std::atomic<long> posted_ran{0};
+  std::atomic<long> joined_ok{0};
+  std::vector<std::thread> submitters;
+  for (int s = 0; s < kSubmitters; ++s) {
+    submitters.emplace_back([&, s] {
+      std::vector<Future<long>> pending;
+      for (int round = 0; round < kRounds; ++round) {
+        for (int k = 0; k < kPerRound; ++k) {
+          const long value = static_cast<long>(s) * 1'000'000 + round * 100 + k;
+          if (k % 3 == 0) {
+            pool.post([&posted_ran] { ++posted_ran; });
+          } else if (k % 3 == 1) {
+            if (pool.submit([value] { return value; }).get() == value) ++joined_ok;  // joined at once
+          } else {
+            pending.push_back(pool.submit([value] {
+              if (value % 2 == 0) boost::this_fiber::yield();
+              return value;
+            }));
+          }
+        }
+        if (round % 10 == 0) {
+          for (auto& f : pending) {
+            const long v = f.get();
+            if (v / 1'000'000 == s) ++joined_ok;
+          }
+          pending.clear();
+        }
+        // Let the pool run dry and (with some idle_spin) fall asleep.
+        if (round % 3 == 0) std::this_thread::sleep_for(std::chrono::microseconds(100 + 37 * s));
+      }
+      for (auto& f : pending) {
+        if (f.get() / 1'000'000 == s) ++joined_ok;
+      }
+    });
+  }
+  for (auto& t : submitters) t.join();
+  pool.shutdown();
+  EXPECT_EQ(posted_ran.load(), kSubmitters * kRounds * (kPerRound / 3));
+  EXPECT_EQ(joined_ok.load(), kSubmitters * kRounds * (kPerRound - kPerRound / 3));
+}
+
+TEST(FiberPool, StressSubmittersAgainstAPoolThatKeepsFallingAsleep) {
+  stress({.threads = 2});
+}
+
+TEST(FiberPool, StressWithoutIdleSpinningEveryHandOffWakesASleeper) {
+  stress({.threads = 3, .idle_spin = std::chrono::nanoseconds::zero(), .join_spin = std::chrono::nanoseconds::zero()});
+}
+
 TEST(FiberPool, IdlePoolDoesNotSpin) {
   FiberPool pool(2);
   (void)pool.submit([] {}).get();
-  // Idle threads sleep on a condition variable: over 200 ms of idling the process uses far
-  // less CPU than two spinning threads would (400 ms).
+  // Idle threads look for work for idle_spin (50 µs), then sleep in epoll: over 200 ms of
+  // idling the process uses far less CPU than two spinning threads would (400 ms).
   const std::clock_t before = std::clock();
   std::this_thread::sleep_for(200ms);
   const double cpu_ms = 1000.0 * static_cast<double>(std::clock() - before) / CLOCKS_PER_SEC;

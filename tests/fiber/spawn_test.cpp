@@ -5,7 +5,9 @@
 #include <csignal>
 #include <chrono>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
+#include <set>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -103,8 +105,8 @@ int use_stack(std::size_t bytes) {
 }
 
 TEST(StackAllocator, EveryKindRunsAFiberUsingMostOfItsStack) {
-  for (StackAllocator stack : {StackAllocator::cached(64 * 1024), StackAllocator::fixedsize(64 * 1024),
-                               StackAllocator::protected_fixedsize(64 * 1024)}) {
+  for (StackAllocator stack : {StackAllocator::cached(64 * 1024), StackAllocator::pooled(64 * 1024),
+                               StackAllocator::fixedsize(64 * 1024), StackAllocator::protected_fixedsize(64 * 1024)}) {
     for (bool recycle : {false, true}) {
       EXPECT_EQ(run_on_fiber([] { return use_stack(40 * 1024) >= -128; }, {.stack = stack, .recycle = recycle}).get(),
                 true);
@@ -113,6 +115,10 @@ TEST(StackAllocator, EveryKindRunsAFiberUsingMostOfItsStack) {
   EXPECT_EQ(StackAllocator{}.size(), StackAllocator::default_stack_size);
   EXPECT_EQ(StackAllocator::cached(), StackAllocator{});
   EXPECT_NE(StackAllocator::cached(), StackAllocator::fixedsize());
+  const StackAllocator pool = StackAllocator::pooled(64 * 1024);
+  EXPECT_EQ(pool, StackAllocator(pool));                     // copies share the pool
+  EXPECT_NE(pool, StackAllocator::pooled(64 * 1024));        // each pooled() call is a pool of its own
+  EXPECT_EQ(pool.size(), 64U * 1024);
 }
 
 // The cached kind puts a guard page under each stack: running off the end faults at once
@@ -148,6 +154,32 @@ struct CountingStack {
     boost::context::fixedsize_stack(32 * 1024).deallocate(sctx);
   }
 };
+
+// Many fibers alive at once from one pooled allocator, then a second wave: it runs on the stacks
+// the first one gave back (the pool grows to the peak and recycles), each page-aligned at the top.
+TEST(StackAllocator, PooledStacksAreRecycledAcrossWaves) {
+  constexpr int kFibers = 3000;
+  const StackAllocator pool = StackAllocator::pooled(16 * 1024);
+  const auto wave = [&](std::set<std::uintptr_t>& regions) {
+    std::vector<Future<std::uintptr_t>> fibers;
+    for (int i = 0; i < kFibers; ++i) {
+      fibers.push_back(run_on_fiber([] {
+        boost::this_fiber::yield();  // all of them alive at once
+        int local = 0;
+        return reinterpret_cast<std::uintptr_t>(&local) / (16 * 1024);  // the stack it lies in
+      }, {.launch = launch::post, .stack = pool, .recycle = false}));
+    }
+    for (auto& f : fibers) regions.insert(f.get());
+    boost::this_fiber::yield();  // let the scheduler release the finished fibers
+  };
+  std::set<std::uintptr_t> first, second;
+  wave(first);
+  wave(second);
+  EXPECT_EQ(first.size(), static_cast<std::size_t>(kFibers));
+  std::size_t reused = 0;
+  for (auto r : second) reused += first.count(r);
+  EXPECT_EQ(reused, second.size()) << "the second wave got stacks the first one never used";
+}
 
 TEST(StackAllocator, WrappedAllocatorIsUsedAndEveryStackReturned) {
   std::atomic<int> allocations{0};

@@ -103,7 +103,7 @@ class Soak {
   /// Runs the load for the duration, checking every check_every_s; returns the failed checks.
   int run() {
     FiberPool pool(static_cast<std::size_t>(options_.threads));
-    std::vector<boost::fibers::future<void>> fibers;
+    std::vector<propgraph::Future<void>> fibers;
     for (int f = 0; f < options_.fibers; ++f) {
       fibers.push_back(pool.submit([this, f] {
         work(1000 + f, [] { boost::this_fiber::yield(); }, [] { boost::this_fiber::sleep_for(std::chrono::microseconds(200)); });

@@ -36,8 +36,10 @@ using owned_t = typename owned<T>::type;
 /// Runs GraphOperations calls on Boost.Fibers. Obtain one with as_fiber().
 ///
 /// - Each `<method>_async` takes the same parameters as its GraphOperations twin, runs that
-///   same synchronous call on a fiber and returns `Future<R>` (boost::fibers::future) of the
-///   twin's result type R. The results are exactly the sync results.
+///   same synchronous call on a fiber and returns `Future<R>` (future.hpp; used like
+///   boost::fibers::future) of the twin's result type R. The results are exactly the sync
+///   results. `Future<R>` converts implicitly to `boost::fibers::future<R>`, the type the
+///   design contract names: `boost::fibers::future<Vertex> f = ops.create_vertex_async(...)`.
 /// - Arguments are copied into owning values before the call returns (string_view becomes
 ///   std::string; ElementId, Properties and options are copied), so the future stays valid
 ///   after the caller's temporaries are gone.
@@ -46,11 +48,12 @@ using owned_t = typename owned<T>::type;
 /// - Where it runs: with as_fiber(graph, options), on the calling thread's scheduler
 ///   (run_on_fiber: by default launch::dispatch, a recycled fiber, cached 128 KiB stack);
 ///   with as_fiber(graph, pool), on a FiberPool thread (FiberPool::submit).
-/// - Cost (propgraph-bench on this project's 2-core machine, reference fixture, CPU-time
-///   medians): 0.35-0.45 µs over the sync call when joined immediately, the cost of one Boost
-///   promise/future round trip plus one scheduler pass (see FiberOptions::launch);
-///   std::async costs 40-60 µs wall-clock. A pool call from a plain thread adds two thread
-///   hand-offs: about 8-10 µs wall-clock on an otherwise idle pool.
+/// - Cost when joined immediately: one block from a per-thread free list holding the copied
+///   arguments and the result, two fiber switches (a call that does not wait returns straight
+///   to its caller, see FiberOptions::launch), the result moved out once. propgraph-bench
+///   measures it against the sync call (README, "Benchmark results"). A pool call from a plain
+///   thread hands the call to a pool thread and back: cheap while the pool thread is still
+///   looking for work (FiberPoolOptions::idle_spin), a thread wake-up after it fell asleep.
 /// - The facade never owns or closes the graph, nor the pool: both must outlive every call
 ///   started through it (including calls whose futures are still pending). FiberOperations is
 ///   a small value: copy it freely; it is safe to use from several threads.

@@ -1,6 +1,7 @@
 // Running a callable on a Boost.Fiber of the calling thread: the primitive under the facade.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <exception>
 #include <memory>
@@ -10,33 +11,25 @@
 
 #include <boost/fiber/context.hpp>
 #include <boost/fiber/fiber.hpp>
-#include <boost/fiber/future/future.hpp>
-#include <boost/fiber/future/promise.hpp>
 #include <boost/fiber/policy.hpp>
 
+#include "propgraph/fiber/future.hpp"
 #include "propgraph/fiber/stack_allocator.hpp"
 
 namespace propgraph {
-
-/// The future every `_async` call returns.
-template <class T>
-using Future = boost::fibers::future<T>;
 
 /// How a fiber is started on the calling thread.
 struct FiberOptions {
   /// `dispatch` (the default) switches to the new fiber at once and puts the caller on the ready
   /// queue; `post` puts the new fiber on the ready queue and returns, so it starts when the caller
-  /// next blocks or yields. For a call joined immediately, dispatch is faster: post makes the
-  /// caller block in get() and costs a second pass through the scheduler's dispatcher fiber.
-  /// Measured with propgraph-bench `launch/*` (run_on_fiber(noop).get(), this project's 2-core
-  /// machine, CPU-time medians of 5 repetitions) and callgrind (instructions per call):
-  ///
-  ///     recycled fiber   dispatch 0.32 µs / 2,006 instr.   post 0.47 µs / 2,826 instr.
-  ///     fresh fiber      dispatch 0.45 µs / 2,655 instr.   post 0.65 µs
-  ///     for scale        promise + future + get 0.16 µs / 1,310 instr.; yield 0.12 µs / 690
-  ///
-  /// so a recycled, dispatched call costs what Boost.Fiber's own promise/future round trip plus
-  /// one scheduler round trip cost, with next to nothing added by the facade.
+  /// next blocks or yields. For a call joined immediately, dispatch is faster: a recycled fiber
+  /// whose call ends without waiting switches straight back to the caller, taking it out of the
+  /// ready queue (no pass through the scheduler or its dispatcher fiber; every 16th such return
+  /// goes through the scheduler, so the thread's other fibers still get a turn), while post
+  /// makes the caller block in get(). propgraph-bench `launch/*` measures both. The direct return
+  /// needs the caller to sit on Boost's intrusive ready queue (round_robin, shared_work's pinned
+  /// queue, propgraph's schedulers); a custom scheduling algorithm that keeps ready fibers on
+  /// that queue must not also count them elsewhere.
   boost::fibers::launch launch = boost::fibers::launch::dispatch;
   /// Stacks for new fibers; see StackAllocator (default: cached, guarded, 128 KiB).
   StackAllocator stack{};
@@ -76,7 +69,7 @@ namespace detail {
 
 /// A parked, reusable fiber. Lives on its own fiber's stack while it waits for work.
 struct RecycledFiber {
-  static constexpr std::size_t capacity = 384;
+  static constexpr std::size_t capacity = 64;
   alignas(std::max_align_t) unsigned char storage[capacity];
   void (*run)(void* storage) noexcept = nullptr;  // runs, then destroys, the task in storage
   boost::fibers::context* context = nullptr;
@@ -87,67 +80,72 @@ struct RecycledFiber {
 
 /// Takes a parked fiber of this thread whose stack came from `stack`, or nullptr.
 [[nodiscard]] RecycledFiber* take_idle_fiber(const StackAllocator& stack) noexcept;
-/// Starts the task already placed in `fiber` (dispatch: switch now; post: make it ready).
+/// Starts the task already placed in `fiber` (dispatch: switch now; post: make it ready). With
+/// dispatch, a task that ends without having waited switches straight back to the caller.
 void start_recycled(RecycledFiber& fiber, boost::fibers::launch launch) noexcept;
+/// `caller`, ready in this thread's queue, is about to move or run: a dispatched call must no
+/// longer switch straight back to it.
+void forget_direct_return(boost::fibers::context* caller) noexcept;
 /// Body of a recyclable fiber after its first task: parks, runs tasks handed to it, and returns
 /// (ending the fiber) when the thread's idle list is full or the thread is exiting.
 void recycle_loop(const StackAllocator& stack) noexcept;
 
-/// Shared states of the facade's promises come from a per-thread free list of blocks of this
-/// size (bounded; larger states use the global heap), which saves a malloc/free pair per call.
-inline constexpr std::size_t state_block_size = 256;
-[[nodiscard]] void* allocate_state_block();
-void free_state_block(void* block) noexcept;
-
-/// The allocator given to the facade's promises (see state_block_size). Stateless; a block
-/// may be freed on any thread.
-template <class T>
-struct StateAllocator {
-  using value_type = T;
-  static constexpr bool pooled = sizeof(T) <= state_block_size && alignof(T) <= alignof(std::max_align_t);
-
-  StateAllocator() noexcept = default;
-  template <class U>
-  StateAllocator(const StateAllocator<U>&) noexcept {}  // NOLINT(google-explicit-constructor)
-
-  [[nodiscard]] T* allocate(std::size_t n) {
-    if (pooled && n == 1) return static_cast<T*>(allocate_state_block());
-    return std::allocator<T>{}.allocate(n);
-  }
-  void deallocate(T* p, std::size_t n) noexcept {
-    if (pooled && n == 1) {
-      free_state_block(p);
-    } else {
-      std::allocator<T>{}.deallocate(p, n);
-    }
-  }
-  template <class U>
-  friend bool operator==(const StateAllocator&, const StateAllocator<U>&) noexcept {
-    return true;
-  }
+/// One unit of work for a fiber; runs once. FiberPool keeps queued jobs in an intrusive FIFO.
+struct Job {
+  Job* next = nullptr;
+  void (*run)(Job*) noexcept = nullptr;
 };
 
-/// A promise whose shared state comes from StateAllocator.
-template <class R>
-[[nodiscard]] boost::fibers::promise<R> make_promise() {
-  return boost::fibers::promise<R>(std::allocator_arg, StateAllocator<R>{});
-}
-
-/// Runs `fn` and stores its outcome (value or exception) in `promise`.
+/// A call whose result goes to a Future: the job, the callable and the shared state in one
+/// block (allocate_block). The callable is stored once and called in place; its result is
+/// constructed in the state.
 template <class R, class Fn>
-void fulfil(boost::fibers::promise<R>& promise, Fn& fn) noexcept {
-  try {
-    if constexpr (std::is_void_v<R>) {
-      fn();
-      promise.set_value();
-    } else {
-      promise.set_value(fn());
+class CallJob final : public Job, public FutureState<R> {
+ public:
+  /// Throws std::bad_alloc, or whatever constructing the callable from `fn` throws.
+  template <class F>
+  [[nodiscard]] static CallJob* make(F&& fn, std::chrono::nanoseconds join_spin) {
+    void* block = allocate_block(sizeof(CallJob));
+    try {
+      return ::new (block) CallJob(std::forward<F>(fn), join_spin);
+    } catch (...) {
+      free_block(block, sizeof(CallJob));
+      throw;
     }
-  } catch (...) {
-    // set_exception cannot fail here: the promise is not yet satisfied.
-    promise.set_exception(std::current_exception());
   }
-}
+
+  /// For a job that will never run: drops the callable and the producer's reference (the state
+  /// never becomes ready).
+  void discard() noexcept {
+    fn_.~Fn();
+    this->release();
+  }
+
+ private:
+  template <class F>
+  CallJob(F&& fn, std::chrono::nanoseconds join_spin)
+      : FutureState<R>(&destroy, join_spin), fn_(std::forward<F>(fn)) {
+    this->run = &run_call;
+  }
+  ~CallJob() {}  // fn_ is destroyed by run_call() or discard()
+
+  static void run_call(Job* job) noexcept {
+    auto* self = static_cast<CallJob*>(job);
+    self->store_result_of(self->fn_);
+    self->fn_.~Fn();  // captures are released before the waiter wakes
+    self->complete();
+    self->release();
+  }
+  static void destroy(FutureStateBase* state) noexcept {
+    auto* self = static_cast<CallJob*>(static_cast<FutureState<R>*>(state));
+    self->~CallJob();
+    free_block(self, sizeof(CallJob));
+  }
+
+  union {
+    Fn fn_;
+  };
+};
 
 /// Whether a task of type T is stored in RecycledFiber::storage itself (else on the heap).
 template <class T>
@@ -228,14 +226,17 @@ void start_task(Task&& task, const FiberOptions& options) {
 /// - Fiber-aware waits (fiber mutexes, condition variables, futures, this_fiber::sleep_for) in
 ///   fn suspend only that fiber; a std::mutex or blocking system call blocks the whole thread.
 template <class Fn>
-[[nodiscard]] Future<std::invoke_result_t<std::decay_t<Fn>&>> run_on_fiber(
-    Fn&& fn, const FiberOptions& options = {}) {
+[[nodiscard]] Future<std::invoke_result_t<std::decay_t<Fn>&>> run_on_fiber(Fn&& fn, const FiberOptions& options = {}) {
   using R = std::invoke_result_t<std::decay_t<Fn>&>;
-  boost::fibers::promise<R> promise = detail::make_promise<R>();
-  Future<R> future = promise.get_future();
-  detail::start_task([promise = std::move(promise), fn = std::decay_t<Fn>(std::forward<Fn>(fn))]() mutable noexcept {
-    detail::fulfil(promise, fn);
-  }, options);
+  using Call = detail::CallJob<R, std::decay_t<Fn>>;
+  Call* job = Call::make(std::forward<Fn>(fn), std::chrono::nanoseconds::zero());
+  Future<R> future = detail::make_future<R>(job);
+  try {
+    detail::start_task([job]() noexcept { job->run(job); }, options);
+  } catch (...) {
+    job->discard();
+    throw;
+  }
   return future;
 }
 

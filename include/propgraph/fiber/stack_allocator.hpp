@@ -24,6 +24,15 @@ namespace propgraph {
 ///   no page fault. Stacks freed while a list is full, or after the thread's list is gone, are
 ///   unmapped. Memory held: at most cache_depth stacks per size and thread (address space;
 ///   resident only where a fiber has touched it).
+/// - pooled: for many concurrent fibers (thousands waiting at once). Each pooled() call makes a
+///   pool of its own, shared by the handle's copies: page-aligned stacks carved from slabs of at
+///   least 2 MiB (one memory mapping per slab, not one or two per stack, so vm.max_map_count is
+///   no limit), no guard page, recycled through one locked free list (most recently freed
+///   first) and unmapped when the last copy of the handle is gone (the FiberPool and all its
+///   fibers). A pool that once held N fibers keeps N stacks, and the pages its fibers touched,
+///   for the next ones: starting a fiber then costs no system call and no page fault, and a
+///   waiting fiber's resident memory is only the pages it touched (its stack top is
+///   page-aligned and no allocator header shares it).
 /// - fixedsize: Boost's fixedsize_stack, std::malloc / std::free per fiber, no guard page.
 /// - protected_fixedsize: Boost's protected_fixedsize_stack, mmap + guard page + munmap per fiber.
 /// - wrap(alloc): any Boost.Context stack allocator you supply (it must tolerate deallocate()
@@ -57,6 +66,9 @@ class StackAllocator {
   [[nodiscard]] static StackAllocator cached(std::size_t size = default_stack_size) noexcept {
     return {Kind::cached, size};
   }
+  /// A new pool of page-aligned stacks of `size` bytes (rounded up to whole pages; at least
+  /// 8 KiB), no guard page; see the class comment. Throws std::bad_alloc.
+  [[nodiscard]] static StackAllocator pooled(std::size_t size = default_stack_size);
   /// boost::context::fixedsize_stack: malloc/free per fiber, no guard page.
   [[nodiscard]] static StackAllocator fixedsize(std::size_t size = default_stack_size) noexcept {
     return {Kind::fixedsize, size};
@@ -100,6 +112,7 @@ class StackAllocator {
 
  private:
   enum class Kind : unsigned char { cached, fixedsize, protected_fixedsize, custom };
+  class Pooled;
   struct Custom {
     virtual ~Custom() = default;
     virtual boost::context::stack_context allocate() = 0;

@@ -12,10 +12,9 @@
 #include <vector>
 
 #include <boost/fiber/fiber.hpp>
-#include <boost/fiber/future/future.hpp>
-#include <boost/fiber/future/promise.hpp>
 
 #include "propgraph/errors.hpp"
+#include "propgraph/fiber/future.hpp"
 #include "propgraph/fiber/spawn.hpp"
 
 namespace propgraph {
@@ -88,7 +87,7 @@ template <class T>
 [[nodiscard]] Future<AnyResult<T>> when_any(std::vector<Future<T>> futures) {
   if (futures.empty()) throw InvalidArgument("when_any: no futures given");
   struct Shared {
-    boost::fibers::promise<AnyResult<T>> promise;
+    detail::Promise<AnyResult<T>> promise;
     std::atomic<bool> decided{false};
   };
   auto shared = std::make_shared<Shared>();
