@@ -562,48 +562,56 @@ def scale_row(data: dict, table_name: str, generator: str, vertices: int, name: 
                  and r["vertices"] == vertices and r["name"] == name and r["contender"] == contender), None)
 
 
+def fixed(x: float) -> str:
+    """As propgraph-scale prints its figures: two decimals below 10, one from 10 on."""
+    return f"{x:.{2 if abs(x) < 10 else 1}f}"
+
+
 def render_scale_peers(data: dict) -> list[str]:
     listed = {c["name"]: c for c in data["contenders"]}
     names = ["propgraph"] + [n for n in listed if n != "propgraph"]
     iterations = data["settings"]["page_rank_iterations"]
     titles = {"bfs": "bfs", "components": "components, weak", "page_rank": f"page_rank, {iterations} iterations",
               "shortest_path": "shortest_path"}
+
+    def line(title: str, rows: dict, value: Callable[[dict], float], peers_only: bool = False) -> list[str]:
+        """A title and a cell per contender: n/a where the build lacks it, - where it has no figure."""
+        return [title] + ["n/a" if "missing" in listed.get(c, {}) else "-" if rows[c] is None else fixed(value(rows[c]))
+                          for c in (names[1:] if peers_only else names)]
+
     out: list[str] = []
     for generator, n, m in scale_cases(data):
-        def cell(r, value: Callable[[dict], float], fmt: str = "{:.1f}", name: str = "") -> str:
-            if "missing" in listed.get(name, {}):
-                return "n/a"
-            return "-" if r is None else fmt.format(value(r))
-
-        loads = {c: scale_row(data, "load", generator, n, "load", c) for c in names}
-        rows = [["load (ms)"] + [cell(loads[c], lambda r: r["median"] * 1e3, name=c) for c in names] + [""],
-                ["M edges/s"] + [cell(loads[c], lambda r: m / r["median"] / 1e6, "{:.2f}", c) for c in names] + [""],
-                ["RSS kept (MiB)"] + [cell(loads[c], lambda r: r["kept_bytes_median"] / MiB, name=c) for c in names] + [""],
-                ["RSS peak growth (MiB)"] + [cell(loads[c], lambda r: r["peak_growth_bytes_median"] / MiB, name=c)
-                                             for c in names] + [""],
-                ["kept B per edge"] + [cell(loads[c], lambda r: r["kept_bytes_median"] / m, name=c) for c in names] + [""]]
-        ratios = [["load"] + [cell(loads[c], lambda r: 100 * r["median"] / loads["propgraph"]["median"], name=c)
-                              if loads["propgraph"] else "-" for c in names[1:]]]
-        for op in OPERATIONS:
-            ran = {c: scale_row(data, "operations", generator, n, op, c) for c in names}
+        load = {c: scale_row(data, "load", generator, n, "load", c) for c in names}
+        rows = [line("load (ms)", load, lambda r: r["median"] * 1e3) + [""],
+                line("M edges/s", load, lambda r: m / r["median"] / 1e6) + [""],
+                line("RSS kept (MiB)", load, lambda r: r["kept_bytes_median"] / MiB) + [""],
+                line("RSS peak growth (MiB)", load, lambda r: r["peak_growth_bytes_median"] / MiB) + [""],
+                line("kept B per edge", load, lambda r: r["kept_bytes_median"] / m) + [""]]
+        ratios = []
+        for title, ran in [("load", load)] + [(op, {c: scale_row(data, "operations", generator, n, op, c)
+                                                     for c in names}) for op in OPERATIONS]:
             if not any(ran.values()):
                 continue
-            results = list(dict.fromkeys(r["result"] for r in ran.values() if r))
-            found = f"all agree: {results[0]}" if len(results) == 1 else "; ".join(
-                f"{c}: {r['result']}" for c, r in ran.items() if r)
-            rows.append([f"{titles[op]} (ms)"] + [cell(ran[c], lambda r: r["median"] * 1e3, name=c) for c in names]
-                        + [found])
-            ratios.append([op] + [cell(ran[c], lambda r: 100 * r["median"] / ran["propgraph"]["median"], name=c)
-                                  if ran["propgraph"] else "-" for c in names[1:]])
+            if title != "load":
+                results = list(dict.fromkeys(r["result"] for r in ran.values() if r))
+                found = f"all agree: {results[0]}" if len(results) == 1 else "; ".join(
+                    f"{c}: {r['result']}" for c, r in ran.items() if r)
+                rows.append(line(f"{titles[title]} (ms)", ran, lambda r: r["median"] * 1e3) + [found])
+            base = ran["propgraph"]
+            ratios.append(line(title, ran, lambda r: 100 * r["median"] / base["median"], True) if base
+                          else [title] + ["-"] * (len(names) - 1))
         out += [f"{GENERATORS.get(generator, generator)} graph, {n:,} vertices, {m:,} edges: CPU time of the calling "
                 "thread, medians; n/a: not in this build, -: not run.", ""]
         out += table([""] + names + ["results"], rows, ["l"] + ["r"] * len(names) + ["l"]) + [""]
         out += ["Peer time / propgraph time, % (100 % or more: propgraph at least as fast):", ""]
         out += table([""] + names[1:], ratios) + [""]
-    differ = [f"{r['generator']} {r['vertices']:,} {r['name']}" for r in data["rows"]
-              if r["table"] == "operations" and not r["agrees"]]
+    differ: dict[str, list[str]] = {}
+    for r in data["rows"]:
+        if r["table"] == "operations" and not r["agrees"]:
+            differ.setdefault(f"{r['generator']} {r['vertices']:,} {r['name']}", []).append(
+                f"{r['contender']}: {r['result']}")
     out.append("Every operation found the same result on every contender at every size of the run." if not differ
-               else "Results differ in: " + ", ".join(dict.fromkeys(differ)) + ".")
+               else "Results differ: " + "; ".join(f"{k} ({', '.join(v)})" for k, v in differ.items()) + ".")
     return out
 
 
@@ -656,8 +664,8 @@ def render_scale_propgraph(data: dict) -> list[str]:
 def render_scale_targets(data: dict) -> list[str]:
     if not data.get("targets"):
         raise NotInRun("no targets in this run (they need propgraph at the largest size)")
-    return targets_table([(t["target"], f"{t['value']:.{2 if abs(t['value']) < 10 else 1}f} ({t['comparison']} "
-                           f"{t['bound']:g})", t["met"]) for t in data["targets"]])
+    return targets_table([(t["target"], f"{fixed(t['value'])} ({t['comparison']} {t['bound']:g})", t["met"])
+                          for t in data["targets"]])
 
 
 # -- scripts/bench --service (wrk against examples/graph-service) ---------------------------------
@@ -984,10 +992,10 @@ RENDERER_FIXTURES = {
                                    peak_growth_bytes_median=MiB),
                  fixture_scale_row("operations", "bfs", "propgraph", 0.002, result="reached 1000, depth 3", agrees=True),
                  fixture_scale_row("operations", "bfs", "Boost CSR", 0.001, result="reached 1000, depth 3", agrees=True)]}, [
-        "| load (ms) | 16.0 | 8.0 | n/a |  |",
+        "| load (ms) | 16.0 | 8.00 | n/a |  |",
         "| M edges/s | 1.00 | 2.00 | n/a |  |",
         "| kept B per edge | 100.0 | 10.0 | n/a |  |",
-        "| bfs (ms) | 2.0 | 1.0 | n/a | all agree: reached 1000, depth 3 |",
+        "| bfs (ms) | 2.00 | 1.00 | n/a | all agree: reached 1000, depth 3 |",
         "| bfs | 50.0 | n/a |",
         "Every operation found the same result"], ("rows", 3, "median")),
     "scale-propgraph": ("propgraph-scale.json", {
