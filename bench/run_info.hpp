@@ -1,11 +1,16 @@
 // What every benchmark records about its run, so published figures can name where they came from.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <string>
+#include <thread>
+
+#include "json_writer.hpp"
 
 #ifndef PROPGRAPH_SOURCE_DIR
 #define PROPGRAPH_SOURCE_DIR "."
@@ -54,5 +59,31 @@ inline std::string command_line(int argc, char** argv) {
   }
   return command;
 }
+
+/// The run a result file comes from, taken when constructed: command line, date, load average,
+/// cores and commit. These are the fields `run_of()` in scripts/lib/bench_docs.py reads for the
+/// stamp of a generated table (scripts/lib/service_bench.sh writes the same ones).
+struct RunInfo {
+  RunInfo(int argc, char** argv)
+      : command(command_line(argc, argv)),
+        date(local_date()),
+        load_at_start(load_average()),
+        commit(source_commit()),
+        cores(std::max(1U, std::thread::hardware_concurrency())) {}
+
+  /// Adds command, date, commit, cores and load_average_start to the open JSON object.
+  void write_start(Json& json) const {
+    json.field("command", command).field("date", date).field("commit", commit);
+    json.field("cores", static_cast<std::int64_t>(cores)).field("load_average_start", load_at_start);
+  }
+  /// Adds load_average_end: the load average now, at the end of the run.
+  static void write_end(Json& json) { json.field("load_average_end", load_average()); }
+
+  std::string command;
+  std::string date;
+  std::string load_at_start;
+  std::string commit;
+  unsigned cores;
+};
 
 }  // namespace propgraph::bench

@@ -423,14 +423,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   const long timer_slack_ns = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);  // inherited by every thread started later
-  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
-  args.latency_config.cores = cores;
+  const RunInfo run(argc, argv);
+  args.latency_config.cores = run.cores;
   args.event_config.loop_threads = 2;
 
-  const std::string command = command_line(argc, argv);
-  const std::string load_at_start = load_average();
-  const std::string date = local_date();
-  fmt::print("{}\n{} cores, load average at start {}, timer slack {} ns\n", command, cores, load_at_start,
+  fmt::print("{}\n{} cores, load average at start {}, timer slack {} ns\n", run.command, run.cores, run.load_at_start,
              timer_slack_ns);
   const auto started = Clock::now();
 
@@ -497,9 +494,8 @@ int main(int argc, char** argv) {
   Json json;
   json.begin_object();
   // Run identification, for the tables generated from this file (scripts/bench --update-docs).
-  json.field("command", command).field("date", date).field("commit", source_commit());
-  json.field("cores", static_cast<std::int64_t>(cores));
-  json.field("load_average_start", load_at_start).field("load_average_end", load_average());
+  run.write_start(json);
+  RunInfo::write_end(json);
   json.field("seconds", total_s).field("timer_slack_ns", static_cast<std::int64_t>(timer_slack_ns));
   if (latency) write_latency_json(json, *latency);
   if (events) write_event_json(json, *events);

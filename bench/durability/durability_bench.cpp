@@ -20,10 +20,10 @@
 #include <thread>
 #include <vector>
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include "../concurrency/bench_support.hpp"
+#include "run_info.hpp"
 #include "propgraph/generate.hpp"
 #include "propgraph/propgraph.hpp"
 
@@ -67,13 +67,6 @@ Args parse(int argc, char** argv) {
     }
   }
   return a;
-}
-
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string one, five, fifteen;
-  in >> one >> five >> fifteen;
-  return one.empty() ? "unknown" : fmt::format("{} {} {}", one, five, fifteen);
 }
 
 std::uint64_t directory_bytes(const fs::path& dir, std::string_view extension) {
@@ -200,18 +193,12 @@ Recovery measure_recovery(const Args& args) {
 }
 
 void write_json(const Args& args, const std::vector<WriteCell>& writes, const std::optional<Recovery>& recovery,
-                int argc, char** argv) {
+                const RunInfo& run) {
   Json j;
-  std::string command = "propgraph-durability";
-  for (int i = 1; i < argc; ++i) command += fmt::format(" {}", argv[i]);
   j.begin_object();
-  j.begin_object("run");
-  j.field("command", command);
-  j.field("date", fmt::format("{:%Y-%m-%d %H:%M:%S}", std::chrono::system_clock::now()));
-  j.field("load_average", load_average());
-  j.field("cores", static_cast<std::int64_t>(std::thread::hardware_concurrency()));
+  run.write_start(j);
+  RunInfo::write_end(j);
   j.field("seconds_per_cell", args.seconds);
-  j.end_object();
   j.begin_array("writes");
   for (const auto& c : writes) {
     j.begin_object();
@@ -244,10 +231,11 @@ void write_json(const Args& args, const std::vector<WriteCell>& writes, const st
 int main(int argc, char** argv) {
   using namespace propgraph::bench;
   const Args args = parse(argc, argv);
-  fmt::print("propgraph-durability: load average {}, data in {}\n", load_average(), args.dir.string());
+  const RunInfo run(argc, argv);
+  fmt::print("propgraph-durability: load average {}, data in {}\n", run.load_at_start, args.dir.string());
   std::vector<WriteCell> writes;
   std::optional<Recovery> recovery;
   if (args.only.empty() || args.only == "writes") writes = measure_writes(args);
   if (args.only.empty() || args.only == "recovery") recovery = measure_recovery(args);
-  write_json(args, writes, recovery, argc, argv);
+  write_json(args, writes, recovery, run);
 }

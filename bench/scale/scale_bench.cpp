@@ -23,7 +23,6 @@
 //                   [--only=load,memory,bfs,components,page_rank,shortest_path,snapshot,lookups]
 //                   [--out-dir=DIR] [--json=FILE]
 #include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -56,9 +55,6 @@
 
 #ifndef PROPGRAPH_BENCH_OUT_DIR
 #define PROPGRAPH_BENCH_OUT_DIR "build/bench"
-#endif
-#ifndef PROPGRAPH_SOURCE_DIR
-#define PROPGRAPH_SOURCE_DIR "."
 #endif
 
 using namespace propgraph;
@@ -205,28 +201,6 @@ generate::LoadOptions property_options() {
     return Properties{{"since", static_cast<std::int64_t>(1990 + i % 35)}, {"weight", 0.5 + static_cast<double>(i % 7)}};
   };
   return o;
-}
-
-// -- the run's circumstances ----------------------------------------------------------------------
-
-/// The first line a shell command prints, or "" when it fails.
-std::string command_output(const std::string& command) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return {};
-  std::array<char, 256> buffer{};
-  std::string out;
-  while (std::fgets(buffer.data(), buffer.size(), pipe.get()) != nullptr) out += buffer.data();
-  if (const auto newline = out.find('\n'); newline != std::string::npos) out.resize(newline);
-  return out;
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  std::array<char, 32> text{};
-  std::strftime(text.data(), text.size(), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text.data();
 }
 
 // -- timing ---------------------------------------------------------------------------------------
@@ -788,24 +762,17 @@ class Table {
 
 int main(int argc, char** argv) {
   const Settings s = parse(argc, argv);
-  std::string command = "propgraph-scale";
-  for (int i = 1; i < argc; ++i) command += fmt::format(" {}", argv[i]);
-  const std::string started_at = utc_now();
-  const std::string load_at_start = bench::load_average();
-  const std::string commit = command_output("git -C '" PROPGRAPH_SOURCE_DIR "' rev-parse HEAD 2>/dev/null");
-  const bool dirty = !command_output("git -C '" PROPGRAPH_SOURCE_DIR "' status --porcelain --untracked-files=no 2>/dev/null").empty();
+  const bench::RunInfo run(argc, argv);
   const auto started = std::chrono::steady_clock::now();
-  fmt::print("{}\n{}, commit {}{}, load average at start {}\n", command, started_at, commit.empty() ? "unknown" : commit,
-             dirty ? " (with uncommitted changes)" : "", load_at_start);
+  fmt::print("{}\n{}, commit {}, load average at start {}\n", run.command, run.date, run.commit, run.load_at_start);
   fmt::print("{} edges per vertex, seed {}; CPU time of the calling thread, medians of {} runs after {} warm-ups "
              "(loads: {} runs), contenders taking turns\n\n",
              s.degree, s.seed, s.repeats, kWarmups, s.load_repeats);
 
   Json json;
   json.begin_object();
-  json.field("benchmark", "propgraph-scale").field("command", command).field("date", started_at);
-  json.field("load_average_start", load_at_start).field("commit", commit).field("commit_dirty", dirty);
-  json.field("cores", static_cast<std::int64_t>(sysconf(_SC_NPROCESSORS_ONLN)));
+  json.field("benchmark", "propgraph-scale");
+  run.write_start(json);
   json.begin_object("settings")
       .field("degree", static_cast<std::uint64_t>(s.degree))
       .field("seed", s.seed)
@@ -858,11 +825,11 @@ int main(int argc, char** argv) {
     json.end_array();
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const std::string load_at_end = bench::load_average();
   const double peak = static_cast<double>(bench::proc_status_bytes("VmHWM"));
-  fmt::print("\nran in {:.0f} s; load average at end {}; peak resident memory {:.2f} GiB\n", seconds, load_at_end,
+  fmt::print("\nran in {:.0f} s; load average at end {}; peak resident memory {:.2f} GiB\n", seconds, bench::load_average(),
              peak / (1024.0 * 1024 * 1024));
-  json.field("load_average_end", load_at_end).field("seconds", seconds).field("peak_rss_bytes", peak);
+  bench::RunInfo::write_end(json);
+  json.field("seconds", seconds).field("peak_rss_bytes", peak);
   json.end_object();
 
   std::error_code ec;

@@ -9,23 +9,23 @@
 //                          [--postgres-dsn=DSN] [--only=memory|postgres] [--json=PATH]
 #include <atomic>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <mutex>
-#include <ctime>
 #include <memory>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include "../concurrency/bench_support.hpp"
+#include "run_info.hpp"
 #include "propgraph/propgraph.hpp"
 #ifdef PROPGRAPH_BENCH_WITH_POSTGRES
 #include "propgraph/postgres/postgres_graph.hpp"
@@ -77,13 +77,6 @@ Args parse(int argc, char** argv) {
     if (const char* env = std::getenv("PROPGRAPH_PG_DSN"); env != nullptr && *env != '\0') a.postgres_dsn = env;
   }
   return a;
-}
-
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string one, five, fifteen;
-  in >> one >> five >> fifteen;
-  return one.empty() ? "unknown" : fmt::format("{} {} {}", one, five, fifteen);
 }
 
 /// Accounts with a balance each; their ids.
@@ -231,21 +224,15 @@ Row measure(std::string backend, GraphOperations& g, const Args& args) {
   return row;
 }
 
-void write_json(const Args& args, const std::vector<Row>& rows, int argc, char** argv) {
+void write_json(const Args& args, const std::vector<Row>& rows, const RunInfo& run) {
   Json j;
-  std::string command = "propgraph-transactions";
-  for (int i = 1; i < argc; ++i) command += fmt::format(" {}", argv[i]);
   j.begin_object();
-  j.begin_object("run");
-  j.field("command", command);
-  j.field("date", fmt::format("{:%Y-%m-%d %H:%M:%S}", std::chrono::system_clock::now()));
-  j.field("load_average", load_average());
-  j.field("cores", static_cast<std::int64_t>(std::thread::hardware_concurrency()));
+  run.write_start(j);
+  RunInfo::write_end(j);
   j.field("vertices", static_cast<std::int64_t>(args.vertices));
   j.field("batches", args.batches);
   j.field("seconds_per_cell", args.seconds);
   j.field("repeats", args.repeats);
-  j.end_object();
   j.begin_array("rows");
   for (const auto& row : rows) {
     j.begin_object();
@@ -280,7 +267,8 @@ int main(int argc, char** argv) {
   using namespace propgraph;
   using namespace propgraph::bench;
   const Args args = parse(argc, argv);
-  fmt::print("propgraph-transactions: load average {}\n", load_average());
+  const RunInfo run(argc, argv);
+  fmt::print("propgraph-transactions: load average {}\n", run.load_at_start);
   std::vector<Row> rows;
   if (args.only.empty() || args.only == "memory") {
     MemoryGraph g;
@@ -295,5 +283,5 @@ int main(int argc, char** argv) {
     fmt::print("postgres: no server (set PROPGRAPH_PG_DSN or --postgres-dsn=)\n");
   }
 #endif
-  write_json(args, rows, argc, argv);
+  write_json(args, rows, run);
 }

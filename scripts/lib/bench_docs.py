@@ -58,6 +58,40 @@ class NotInRun(DocError):
     """The run did not measure what a region shows (a part left out, no server for it)."""
 
 
+# -- result files -------------------------------------------------------------------------------
+
+
+class Fields(dict):
+    """A JSON object of a result file: reading a field it lacks raises DocError naming the file and
+    the field's path (`rows[1].readers[0].reads_per_s_alone`). `get` and `in` work as usual."""
+
+    def __init__(self, items: dict, file: str, path: str) -> None:
+        super().__init__(items)
+        self.file, self.path = file, path
+
+    def __getitem__(self, key: str):
+        if key not in self:
+            field = f"{self.path}.{key}" if self.path else key
+            raise DocError(f"{self.file}: no field '{field}' (rerun the benchmark with this version)")
+        return super().__getitem__(key)
+
+
+def fields_of(value, file: str, path: str = ""):
+    """Parsed JSON with every object a Fields that knows its file and path."""
+    if isinstance(value, dict):
+        return Fields({k: fields_of(v, file, f"{path}.{k}" if path else k) for k, v in value.items()}, file, path)
+    if isinstance(value, list):
+        return [fields_of(v, file, f"{path}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def load_json(path: Path, file: str) -> Fields:
+    try:
+        return fields_of(json.loads(path.read_text(encoding="utf-8")), file)
+    except json.JSONDecodeError as e:
+        raise DocError(f"{file}:{e.lineno}:{e.colno}: not JSON: {e.msg}") from None
+
+
 # -- run information --------------------------------------------------------------------------
 
 
@@ -78,23 +112,15 @@ class Run:
         )
 
 
-def run_of(data: dict, file: str) -> Run:
-    """The run a result file describes: Google Benchmark's context, or the fields of ours."""
-    try:
-        if "context" in data and "benchmarks" in data:  # propgraph-bench (Google Benchmark)
-            c = data["context"]
-            load = c.get("load_average") or " ".join(f"{x:.2f}" for x in c.get("load_avg", []))
-            return Run(c["command"], c["date"], int(c["num_cpus"]), load, None, c["propgraph_commit"])
-        return Run(
-            data["command"],
-            data["date"],
-            int(data["cores"]),
-            data["load_average_start"],
-            data.get("load_average_end"),
-            data["commit"],
-        )
-    except KeyError as e:
-        raise DocError(f"{file}: no {e} recorded (rerun the benchmark with this version)") from None
+def run_of(data: Fields) -> Run:
+    """The run a result file describes: Google Benchmark's context, or the fields of ours
+    (bench/run_info.hpp writes them; scripts/lib/service_bench.sh too)."""
+    if "context" in data and "benchmarks" in data:  # propgraph-bench (Google Benchmark)
+        c = data["context"]
+        load = c.get("load_average") or " ".join(f"{x:.2f}" for x in c.get("load_avg", []))
+        return Run(c["command"], c["date"], int(c["num_cpus"]), load, None, c["propgraph_commit"])
+    return Run(data["command"], data["date"], int(data["cores"]), data["load_average_start"],
+               data.get("load_average_end"), data["commit"])
 
 
 # -- formatting (as the benchmarks print) --------------------------------------------------------
@@ -126,6 +152,11 @@ def size(value: float) -> str:
         if abs(value) >= bound:
             return f"{value / bound:.{2 if unit == 'GiB' else 1}f} {unit}"
     return f"{value:.0f} B"
+
+
+def count(n: int, noun: str) -> str:
+    """'1 reader', '16 readers'."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def table(header: list[str], rows: list[list[str]], align: list[str] | None = None) -> list[str]:
@@ -381,14 +412,325 @@ def render_postgres(data: dict) -> list[str]:
     return out[:-1]
 
 
+def targets_table(rows: list[tuple[str, str, bool | None]]) -> list[str]:
+    """A table of (target, this run's figures, met: True, False, or None when not measured)."""
+    cells = [[t, figures or "not measured", "n/a" if met is None else ("met" if met else "missed")]
+             for t, figures, met in rows]
+    return table(["target", "this run", ""], cells, ["l", "l", "l"])
+
+
+def judged(target: str, value: float | None, text: Callable[[float], str],
+           ok: Callable[[float], bool]) -> tuple[str, str | None, bool | None]:
+    """A targets_table row for `value`, or a not measured one when it is None."""
+    return (target, None, None) if value is None else (target, text(value), ok(value))
+
+
 def render_concurrency_targets(data: dict) -> list[str]:
-    rows = []
-    for t in data.get("targets", []):
-        met = t.get("met")
-        rows.append([t["target"], t["figures"] or "not measured", "n/a" if met is None else ("met" if met else "missed")])
+    rows = [(t["target"], t["figures"], t.get("met")) for t in data.get("targets", [])]
     if not rows:
         raise DocError("no targets in this run")
-    return table(["target", "this run", ""], rows, ["l", "l", "l"])
+    return targets_table(rows)
+
+
+# -- propgraph-transactions -----------------------------------------------------------------------
+
+TRANSACTION_RATIO_TARGET = 1.5  # MemoryGraph: a transaction of 10 writes costs at most 1.5x 10 single writes
+READS_KEPT_TARGET = 80  # MemoryGraph: readers keep at least 80 % of their reads/s while a writer commits
+
+
+def render_transactions(data: dict) -> list[str]:
+    rows = data["rows"]
+    if not rows:
+        raise DocError("no backend in this run")
+    cpu = all("reads_per_cpu_s_alone" in r for row in rows for r in row["readers"])
+    costs, reads, targets = [], [], []
+    for row in rows:
+        backend, singles, tx = row["backend"], row["ten_single_writes_us"], row["transaction_of_ten_writes_us"]
+        costs.append([backend, ns(singles * 1e3), ns(tx * 1e3), f"{tx / singles:.2f}x"])
+        if backend == "MemoryGraph":
+            targets.append((f"MemoryGraph: a transaction of 10 writes <= {TRANSACTION_RATIO_TARGET}x 10 single writes",
+                            f"{tx / singles:.2f}x", tx / singles <= TRANSACTION_RATIO_TARGET))
+        for r in row["readers"]:
+            kept = 100 * r["reads_per_s_with_writer"] / r["reads_per_s_alone"]
+            cells = [backend, str(r["readers"]), rate(r["reads_per_s_alone"]), rate(r["reads_per_s_with_writer"]),
+                     f"{kept:.0f} %"]
+            figures = f"{kept:.0f} %"
+            if cpu:
+                kept_cpu = 100 * r["reads_per_cpu_s_with_writer"] / r["reads_per_cpu_s_alone"]
+                cells += [rate(r["reads_per_cpu_s_alone"]), rate(r["reads_per_cpu_s_with_writer"]), f"{kept_cpu:.0f} %"]
+                figures += f" (per reader CPU-second: {kept_cpu:.0f} %)"
+            reads.append(cells + [rate(r["writer_commits_per_s"])])
+            if backend == "MemoryGraph":
+                targets.append((f"MemoryGraph, {count(r['readers'], 'reader')}: reads/s kept while a writer commits >= "
+                                f"{READS_KEPT_TARGET} %", figures, kept >= READS_KEPT_TARGET))
+    out = [f"{data['vertices']:,} accounts; each write updates a random one. Medians of {data['batches']:,} batches "
+           f"(single calls and transactions taking turns), and of {count(data['repeats'], 'run')} of "
+           f"{data['seconds_per_cell']} s per reader cell (alone and with the writer taking turns).", ""]
+    out += ["10 writes: as single calls and as one transaction (`transact`), wall clock per batch:", ""]
+    out += table(["backend", "10 single writes", "one transaction of 10 writes", "transaction / singles"], costs) + [""]
+    header = ["backend", "readers", "reads/s alone", "with a writer", "kept"]
+    if cpu:
+        header += ["per reader CPU-second alone", "with a writer", "kept"]
+    out += ["`find_vertex_by_id` from 1 and 16 reader threads, alone and while one writer commits transactions of "
+            "10 writes back to back" + (" (per reader CPU-second: without the CPU the writer takes from the readers)"
+                                        if cpu else "") + ":", ""]
+    out += table(header + ["writer's commits/s"], reads, ["l"] + ["r"] * len(header)) + [""]
+    if not any(row["backend"] == "PostgresGraph" for row in rows):
+        out += ["PostgresGraph is not in this run (it runs when PROPGRAPH_PG_DSN names a server).", ""]
+    return out + targets_table(targets)
+
+
+# -- propgraph-durability -------------------------------------------------------------------------
+
+EVERY_COMMIT_TARGET = 20_000  # writes/s with 16 writers (group commit)
+SYNC_NONE_TARGET = 1.5  # in-memory writes/s at most 1.5x those of SyncPolicy::none
+RECOVERY_TARGET = 10e6  # edges/s recovered from a snapshot in the page cache
+SNAPSHOT_TARGET = 1.2  # snapshot size at most 1.2x the graph's resident memory
+
+
+def render_durability_writes(data: dict) -> list[str]:
+    cells = data["writes"]
+    if not cells:
+        raise NotInRun("no write rates in this run (it ran --only=recovery)")
+    modes = list(dict.fromkeys(c["mode"] for c in cells))
+    threads = sorted({c["threads"] for c in cells})
+
+    def rate_of(mode: str, n: int) -> float | None:
+        return next((c["writes_per_s"] for c in cells if c["mode"] == mode and c["threads"] == n), None)
+
+    rows = []
+    for mode in modes:
+        row = [mode]
+        for n in threads:
+            w, memory = rate_of(mode, n), rate_of("in memory", n)
+            share = f" ({100 * w / memory:.0f} %)" if w is not None and memory and mode != "in memory" else ""
+            row.append("n/a" if w is None else rate(w) + share)
+        rows.append(row)
+    targets = [judged(f"every_commit, 16 writers: >= {rate(EVERY_COMMIT_TARGET)} writes/s",
+                      rate_of("every_commit", 16), lambda w: rate(w) + "/s", lambda w: w >= EVERY_COMMIT_TARGET)]
+    for n in threads:
+        memory, none = rate_of("in memory", n), rate_of("none", n)
+        targets.append(judged(f"none, {count(n, 'writer')}: in-memory writes/s at most {SYNC_NONE_TARGET}x these",
+                              memory / none if memory and none else None, lambda x: f"{x:.2f}x",
+                              lambda x: x <= SYNC_NONE_TARGET))
+    out = [f"`create_vertex` calls per second from each number of writer threads, {data['seconds_per_cell']} s per "
+           "cell; in parentheses: the share of the in-memory rate.", ""]
+    return out + table(["SyncPolicy"] + [count(n, "writer") for n in threads], rows) + [""] + \
+        targets_table(targets)
+
+
+def render_durability_recovery(data: dict) -> list[str]:
+    r = data.get("recovery")
+    if r is None:
+        raise NotInRun("no recovery figures in this run (it ran --only=writes)")
+    edges_per_s = r["edges"] / r["recovery_s"]
+    snapshot_share = r["snapshot_bytes"] / r["resident_bytes"]
+    row = [f"{r['vertices']:,}", f"{r['edges']:,}", ns(r["load_s"] * 1e9), ns(r["checkpoint_s"] * 1e9),
+           size(r["snapshot_bytes"]), size(r["resident_bytes"]), f"{snapshot_share:.2f}x", ns(r["recovery_s"] * 1e9),
+           rate(edges_per_s) + "/s"]
+    header = ["vertices", "edges", "load", "checkpoint", "snapshot", "in memory (RSS growth)", "snapshot / memory",
+              "recovery", "edges recovered"]
+    targets = [(f"recovery from a snapshot in the page cache >= {rate(RECOVERY_TARGET)} edges/s",
+                rate(edges_per_s) + "/s", edges_per_s >= RECOVERY_TARGET),
+               (f"snapshot <= {SNAPSHOT_TARGET}x the graph in memory", f"{snapshot_share:.2f}x",
+                snapshot_share <= SNAPSHOT_TARGET)]
+    out = ["A generated graph with two small properties per element: bulk load (SyncPolicy::none), `checkpoint()`, "
+           "and reopening the directory (files in the page cache):", ""]
+    return out + table(header, [row]) + [""] + targets_table(targets)
+
+
+# -- propgraph-scale -------------------------------------------------------------------------------
+
+GENERATORS = {"random": "Erdős–Rényi", "rmat": "R-MAT (Graph500 parameters)"}
+OPERATIONS = ["bfs", "components", "page_rank", "shortest_path"]
+MiB = 2**20
+
+
+def scale_cases(data: dict) -> list[tuple[str, int, int]]:
+    """(generator, vertices, edges) of the largest size of each generator in the run."""
+    largest: dict[str, tuple[int, int]] = {}
+    for r in data["rows"]:
+        if r["vertices"] >= largest.get(r["generator"], (0, 0))[0]:
+            largest[r["generator"]] = (r["vertices"], r["edges"])
+    if not largest:
+        raise DocError("no rows in this run")
+    return [(g, n, m) for g, (n, m) in largest.items()]
+
+
+def scale_row(data: dict, table_name: str, generator: str, vertices: int, name: str, contender: str = "propgraph"):
+    return next((r for r in data["rows"] if r["table"] == table_name and r["generator"] == generator
+                 and r["vertices"] == vertices and r["name"] == name and r["contender"] == contender), None)
+
+
+def fixed(x: float) -> str:
+    """As propgraph-scale prints its figures: two decimals below 10, one from 10 on."""
+    return f"{x:.{2 if abs(x) < 10 else 1}f}"
+
+
+def render_scale_peers(data: dict) -> list[str]:
+    listed = {c["name"]: c for c in data["contenders"]}
+    names = ["propgraph"] + [n for n in listed if n != "propgraph"]
+    iterations = data["settings"]["page_rank_iterations"]
+    titles = {"bfs": "bfs", "components": "components, weak", "page_rank": f"page_rank, {iterations} iterations",
+              "shortest_path": "shortest_path"}
+
+    def line(title: str, rows: dict, value: Callable[[dict], float], peers_only: bool = False) -> list[str]:
+        """A title and a cell per contender: n/a where the build lacks it, - where it has no figure."""
+        return [title] + ["n/a" if "missing" in listed.get(c, {}) else "-" if rows[c] is None else fixed(value(rows[c]))
+                          for c in (names[1:] if peers_only else names)]
+
+    out: list[str] = []
+    for generator, n, m in scale_cases(data):
+        load = {c: scale_row(data, "load", generator, n, "load", c) for c in names}
+        rows = [line("load (ms)", load, lambda r: r["median"] * 1e3) + [""],
+                line("M edges/s", load, lambda r: m / r["median"] / 1e6) + [""],
+                line("RSS kept (MiB)", load, lambda r: r["kept_bytes_median"] / MiB) + [""],
+                line("RSS peak growth (MiB)", load, lambda r: r["peak_growth_bytes_median"] / MiB) + [""],
+                line("kept B per edge", load, lambda r: r["kept_bytes_median"] / m) + [""]]
+        ratios = []
+        for title, ran in [("load", load)] + [(op, {c: scale_row(data, "operations", generator, n, op, c)
+                                                     for c in names}) for op in OPERATIONS]:
+            if not any(ran.values()):
+                continue
+            if title != "load":
+                results = list(dict.fromkeys(r["result"] for r in ran.values() if r))
+                found = f"all agree: {results[0]}" if len(results) == 1 else "; ".join(
+                    f"{c}: {r['result']}" for c, r in ran.items() if r)
+                rows.append(line(f"{titles[title]} (ms)", ran, lambda r: r["median"] * 1e3) + [found])
+            base = ran["propgraph"]
+            ratios.append(line(title, ran, lambda r: 100 * r["median"] / base["median"], True) if base
+                          else [title] + ["-"] * (len(names) - 1))
+        out += [f"{GENERATORS.get(generator, generator)} graph, {n:,} vertices, {m:,} edges: CPU time of the calling "
+                "thread, medians; n/a: not in this build, -: not run.", ""]
+        out += table([""] + names + ["results"], rows, ["l"] + ["r"] * len(names) + ["l"]) + [""]
+        out += ["Peer time / propgraph time, % (100 % or more: propgraph at least as fast):", ""]
+        out += table([""] + names[1:], ratios) + [""]
+    differ: dict[str, list[str]] = {}
+    for r in data["rows"]:
+        if r["table"] == "operations" and not r["agrees"]:
+            differ.setdefault(f"{r['generator']} {r['vertices']:,} {r['name']}", []).append(
+                f"{r['contender']}: {r['result']}")
+    out.append("Every operation found the same result on every contender at every size of the run." if not differ
+               else "Results differ: " + "; ".join(f"{k} ({', '.join(v)})" for k, v in differ.items()) + ".")
+    return out
+
+
+SCALE_PROPGRAPH = [
+    ("components after a write: 1st call (live lists)", "snapshot", "first_after_write"),
+    ("2nd call (builds the snapshot)", "snapshot", "second_after_write"),
+    ("3rd call", "snapshot", "third_after_write"),
+    ("load with two small properties per element", "memory_per_element", "load_with_properties"),
+    ("per vertex: kept", "memory_per_element", "vertex_kept"),
+    ("per vertex: peak growth", "memory_per_element", "vertex_peak_growth"),
+    ("per edge: kept", "memory_per_element", "edge_kept"),
+    ("per edge: peak growth", "memory_per_element", "edge_peak_growth"),
+    ("`find_vertex_by_id`", "lookups", "find_vertex_by_id"),
+    ("`find_vertex`", "lookups", "find_vertex"),
+    ("`find_vertices_by_label(name)`, indexed", "lookups", "find_vertices_by_label_indexed"),
+    ("`find_vertices_by_label(name)`, unindexed", "lookups", "find_vertices_by_label_unindexed"),
+    ("`incident_edges` of a median-degree vertex", "lookups", "incident_edges_median_degree"),
+    ("a page of 100 of one age, indexed", "lookups", "page_of_100_indexed"),
+    ("a page of 100 of one age, unindexed", "lookups", "page_of_100_unindexed"),
+    ("all persons in pages of 1000", "lookups", "all_in_pages_of_1000"),
+    ("all persons in one call", "lookups", "all_unpaged"),
+]
+
+
+def render_scale_propgraph(data: dict) -> list[str]:
+    cases = scale_cases(data)
+    rows = []
+    for title, table_name, name in SCALE_PROPGRAPH:
+        found = [scale_row(data, table_name, g, n, name) for g, n, _ in cases]
+        if not any(found):
+            continue
+        cells = []
+        for r, (_, n, m) in zip(found, cases):
+            if r is None:
+                cells.append("-")
+            elif r["unit"].startswith("B/"):
+                cells.append(size(r["median"]))
+            elif name == "load_with_properties":
+                cells.append(f"{ns(r['median'] * 1e9)} ({m / r['median'] / 1e6:.2f} M edges/s)")
+            else:
+                cells.append(ns(r["median"] * 1e9))
+        rows.append([title] + cells)
+    if not rows:
+        raise NotInRun("no propgraph-only figures in this run (it ran without propgraph or with --only)")
+    header = ["propgraph alone"] + [f"{GENERATORS.get(g, g)}, {n:,} vertices" for g, n, _ in cases]
+    return ["CPU time of the calling thread (medians; lookups: per call), resident memory per element with two "
+            "small properties each:", ""] + table(header, rows)
+
+
+def render_scale_targets(data: dict) -> list[str]:
+    if not data.get("targets"):
+        raise NotInRun("no targets in this run (they need propgraph at the largest size)")
+    return targets_table([(t["target"], f"{fixed(t['value'])} ({t['comparison']} {t['bound']:g})", t["met"])
+                          for t in data["targets"]])
+
+
+# -- scripts/bench --service (wrk against examples/graph-service) ---------------------------------
+
+SERVICE_SCENARIOS = {"get": "GET by id", "neighbors": "neighbors", "mix": "90/10 GET/PATCH mix"}
+SERVICE_MODES = {"fibers": "fiber", "threads": "thread-per-connection"}
+GET_TARGET_PER_S = 80_000  # GET by id, fiber server, 64 connections: requests/s, with
+GET_TARGET_P99_MS = 5  # p99 under 5 ms
+FIBER_OVER_THREADS_TARGET = 2.0  # fiber server's requests/s over thread-per-connection's, 1024 connections
+
+
+def render_service(data: dict) -> list[str]:
+    results = data["results"]
+    if not results:
+        raise DocError("no wrk runs in this run")
+
+    def find(mode: str, scenario: str, connections: int) -> dict | None:
+        want = (mode, scenario, connections)
+        r = next((r for r in results if (r["server"], r["scenario"], r["connections"]) == want), None)
+        return None if r is None else r["wrk"]
+
+    def per_s(w: dict | None) -> float | None:
+        return None if w is None else w["requests"] / (w["duration_us"] / 1e6)
+
+    modes = [m for m in SERVICE_MODES if any(r["server"] == m for r in results)]
+    scenarios = list(dict.fromkeys(r["scenario"] for r in results))
+    connections = sorted({r["connections"] for r in results})
+    rows, errors = [], []
+    for scenario in scenarios:
+        for c in connections:
+            row = [SERVICE_SCENARIOS.get(scenario, scenario), str(c)]
+            for mode in modes:
+                w = find(mode, scenario, c)
+                row += ["n/a"] * 3 if w is None else [rate(per_s(w)), ns(w["latency_us"]["p50"] * 1e3),
+                                                      ns(w["latency_us"]["p99"] * 1e3)]
+                if w is not None and sum(w["errors"].values()):
+                    kinds = ", ".join(f"{k} {v}" for k, v in w["errors"].items() if v)
+                    errors.append(f"{SERVICE_MODES[mode]} {scenario} at {c} connections: {kinds}")
+            if len(modes) == 2:
+                f, t = per_s(find("fibers", scenario, c)), per_s(find("threads", scenario, c))
+                row.append(f"{f / t:.2f}x" if f and t else "n/a")
+            rows.append(row)
+    header = ["scenario", "connections"]
+    for mode in modes:
+        header += [f"{SERVICE_MODES[mode]}: requests/s", "p50", "p99"]
+    header += ["fiber / thread-per-connection"] if len(modes) == 2 else []
+    get = find("fibers", "get", 64)
+    get_p99 = None if get is None else get["latency_us"]["p99"]
+    ratios = {s: (per_s(find("fibers", s, 1024)), per_s(find("threads", s, 1024))) for s in scenarios}
+    ratios = {s: f / t for s, (f, t) in ratios.items() if f and t}
+    targets = [
+        judged(f"GET by id, fiber server, 64 connections: >= {rate(GET_TARGET_PER_S)} requests/s with p99 < "
+               f"{GET_TARGET_P99_MS} ms", per_s(get), lambda x: f"{rate(x)}/s, p99 {ns(get_p99 * 1e3)}",
+               lambda x: x >= GET_TARGET_PER_S and get_p99 < GET_TARGET_P99_MS * 1000),
+        (f"fiber >= {FIBER_OVER_THREADS_TARGET:g}x thread-per-connection at 1024 connections",
+         ", ".join(f"{SERVICE_SCENARIOS.get(s, s)} {x:.2f}x" for s, x in ratios.items()) or None,
+         all(x >= FIBER_OVER_THREADS_TARGET for x in ratios.values()) if ratios else None),
+    ]
+    out = [f"{data['persons']:,} persons with 8 KNOWS edges each, in memory; one wrk run of {data['duration_s']} s per "
+           f"cell, {data['wrk_threads']} wrk threads on the same machine; the fiber server ran with "
+           f"`{data['fiber_server_args']}`. Latency p50 and p99 as wrk measured them.", ""]
+    out += table(header, rows) + [""]
+    if errors:
+        out += ["wrk counted errors: " + "; ".join(errors) + ".", ""]
+    return out + targets_table(targets)
 
 
 RENDERERS: dict[str, Callable[[dict], list[str]]] = {
@@ -400,6 +742,13 @@ RENDERERS: dict[str, Callable[[dict], list[str]]] = {
     "concurrency-events": render_events,
     "concurrency-postgres": render_postgres,
     "concurrency-targets": render_concurrency_targets,
+    "transactions": render_transactions,
+    "durability-writes": render_durability_writes,
+    "durability-recovery": render_durability_recovery,
+    "scale-peers": render_scale_peers,
+    "scale-propgraph": render_scale_propgraph,
+    "scale-targets": render_scale_targets,
+    "service": render_service,
 }
 
 
@@ -521,7 +870,7 @@ def markdown_files(root: Path) -> list[Path]:
     return files + sorted((root / "docs").glob("*.md"))
 
 
-def update_file(path: Path, root: Path, loaded: dict[str, dict | None]) -> tuple[list[str], list[str]]:
+def update_file(path: Path, root: Path, loaded: dict[str, Fields | None]) -> tuple[list[str], list[str]]:
     """Re-renders the regions of one file; returns (updated region names, warnings)."""
     rel = str(path.relative_to(root))
     lines = path.read_text(encoding="utf-8").split("\n")
@@ -530,19 +879,19 @@ def update_file(path: Path, root: Path, loaded: dict[str, dict | None]) -> tuple
     for r in reversed(regions):  # back to front: earlier indices stay valid
         if r.file not in loaded:
             json_path = root / r.file
-            loaded[r.file] = json.loads(json_path.read_text(encoding="utf-8")) if json_path.exists() else None
+            loaded[r.file] = load_json(json_path, r.file) if json_path.exists() else None
         data = loaded[r.file]
         if data is None:
             warnings.append(f"{rel}:{r.start + 1}: {r.file} not found, region '{r.name}' left as it was")
             continue
         try:
-            body = [run_of(data, r.file).stamp(r.file), ""] + RENDERERS[r.name](data)
+            body = [run_of(data).stamp(r.file), ""] + RENDERERS[r.name](data)
         except NotInRun as e:
             # Keep figures of an earlier run; an empty region says what this run lacks.
             if any(line.strip() for line in lines[r.start + 1 : r.end]):
                 warnings.append(f"{rel}:{r.start + 1}: region '{r.name}' left as it was: {e}")
                 continue
-            body = [run_of(data, r.file).stamp(r.file), "", f"Not measured in this run: {e}."]
+            body = [run_of(data).stamp(r.file), "", f"Not measured in this run: {e}."]
         except DocError as e:
             raise DocError(f"{rel}:{r.start + 1}: region '{r.name}': {e}") from None
         lines[r.start + 1 : r.end] = body
@@ -552,7 +901,7 @@ def update_file(path: Path, root: Path, loaded: dict[str, dict | None]) -> tuple
 
 
 def cmd_update(root: Path) -> int:
-    loaded: dict[str, dict | None] = {}
+    loaded: dict[str, Fields | None] = {}
     for path in markdown_files(root):
         updated, warnings = update_file(path, root, loaded)
         for w in warnings:
@@ -577,14 +926,104 @@ def cmd_check(root: Path) -> int:
 
 # -- self test ----------------------------------------------------------------------------------------
 
-FIXTURE_JSON = {
+FIXTURE_RUN = {
     "command": "propgraph-concurrency --only=events",
     "date": "2024-01-02T03:04:05+0000",
     "commit": "0123456789ab",
     "cores": 2,
     "load_average_start": "0.10 0.20 0.30",
     "load_average_end": "0.40 0.50 0.60",
-    "targets": [{"target": "fibers / asio-flat at k = 10", "figures": "1.02", "met": True}],
+}
+FIXTURE_JSON = {**FIXTURE_RUN, "targets": [{"target": "fibers / asio-flat at k = 10", "figures": "1.02", "met": True}]}
+
+
+def fixture_reads(readers: int, alone: float, with_writer: float) -> dict:
+    return {"readers": readers, "reads_per_s_alone": alone, "reads_per_s_with_writer": with_writer,
+            "reads_per_cpu_s_alone": alone, "reads_per_cpu_s_with_writer": 0.95 * alone, "writer_commits_per_s": 1e4}
+
+
+def fixture_scale_row(table_name: str, name: str, contender: str, median: float, **more) -> dict:
+    return {"table": table_name, "generator": "random", "vertices": 1000, "edges": 16000, "name": name,
+            "contender": contender, "unit": "s", "median": median, **more}
+
+
+def fixture_wrk(server: str, scenario: str, connections: int, per_s: float, p99_us: int) -> dict:
+    return {"server": server, "scenario": scenario, "connections": connections, "load_before": "0.1 0.2 0.3",
+            "wrk": {"requests": int(per_s * 2), "duration_us": 2_000_000,
+                    "errors": {"connect": 0, "read": 0, "write": 0, "status": 0, "timeout": 0},
+                    "latency_us": {"p50": 300, "p90": 900, "p99": p99_us, "max": 9000, "mean": 400.0}}}
+
+
+# Per new renderer: its result file, a small JSON, lines the rendering must hold, and a field to
+# take away (a path into the JSON) that must be named when it is missing.
+RENDERER_FIXTURES = {
+    "transactions": ("transactions.json", {
+        **FIXTURE_RUN, "vertices": 1000, "batches": 100, "seconds_per_cell": 0.2, "repeats": 1,
+        "rows": [{"backend": "MemoryGraph", "ten_single_writes_us": 10.0, "transaction_of_ten_writes_us": 12.0,
+                  "readers": [fixture_reads(1, 1e6, 9e5), fixture_reads(16, 2e6, 1e6)]}]}, [
+        "| MemoryGraph | 10.0 µs | 12.0 µs | 1.20x |",
+        "| MemoryGraph | 16 | 2.00 M | 1.00 M | 50 % | 2.00 M | 1.90 M | 95 % | 10.0 k |",
+        "| MemoryGraph: a transaction of 10 writes <= 1.5x 10 single writes | 1.20x | met |",
+        "| MemoryGraph, 1 reader: reads/s kept while a writer commits >= 80 % | 90 % (per reader CPU-second: 95 %) | met |",
+        "| MemoryGraph, 16 readers: reads/s kept while a writer commits >= 80 % | 50 % (per reader CPU-second: 95 %) | missed |",
+        "PostgresGraph is not in this run"], ("rows", 0, "readers", 1, "reads_per_s_with_writer")),
+    "durability-writes": ("durability.json", {
+        **FIXTURE_RUN, "seconds_per_cell": 0.5,
+        "writes": [{"mode": m, "threads": t, "writes_per_s": w} for m, t, w in [
+            ("in memory", 1, 1e6), ("every_commit", 1, 1000), ("none", 1, 5e5),
+            ("in memory", 16, 1.5e6), ("every_commit", 16, 25000), ("none", 16, 1.2e6)]]}, [
+        "| every_commit | 1.00 k (0 %) | 25.0 k (2 %) |",
+        "| every_commit, 16 writers: >= 20.0 k writes/s | 25.0 k/s | met |",
+        "| none, 1 writer: in-memory writes/s at most 1.5x these | 2.00x | missed |",
+        "| none, 16 writers: in-memory writes/s at most 1.5x these | 1.25x | met |"], ("writes", 4, "writes_per_s")),
+    "durability-recovery": ("durability.json", {
+        **FIXTURE_RUN, "writes": [], "recovery": {
+            "vertices": 1000, "edges": 16000, "load_s": 0.1, "checkpoint_s": 0.01, "recovery_s": 0.001,
+            "resident_bytes": 1_048_576, "snapshot_bytes": 524_288}}, [
+        "| 1,000 | 16,000 | 100 ms | 10.0 ms | 512.0 KiB | 1.0 MiB | 0.50x | 1.00 ms | 16.0 M/s |",
+        "| recovery from a snapshot in the page cache >= 10.0 M edges/s | 16.0 M/s | met |",
+        "| snapshot <= 1.2x the graph in memory | 0.50x | met |"], ("recovery", "snapshot_bytes")),
+    "scale-peers": ("propgraph-scale.json", {
+        **FIXTURE_RUN, "settings": {"page_rank_iterations": 20},
+        "contenders": [{"name": "Boost CSR", "version": "1.81"},
+                       {"name": "igraph", "version": "0", "missing": "not built"},
+                       {"name": "propgraph", "version": "0.1"}],
+        "rows": [fixture_scale_row("load", "load", "propgraph", 0.016, kept_bytes_median=1_600_000.0,
+                                   peak_growth_bytes_median=2 * MiB),
+                 fixture_scale_row("load", "load", "Boost CSR", 0.008, kept_bytes_median=160_000.0,
+                                   peak_growth_bytes_median=MiB),
+                 fixture_scale_row("operations", "bfs", "propgraph", 0.002, result="reached 1000", agrees=True),
+                 fixture_scale_row("operations", "bfs", "Boost CSR", 0.001, result="reached 1000", agrees=True)]}, [
+        "| load (ms) | 16.0 | 8.00 | n/a |  |",
+        "| M edges/s | 1.00 | 2.00 | n/a |  |",
+        "| kept B per edge | 100.0 | 10.0 | n/a |  |",
+        "| bfs (ms) | 2.00 | 1.00 | n/a | all agree: reached 1000 |",
+        "| bfs | 50.0 | n/a |",
+        "Every operation found the same result"], ("rows", 3, "median")),
+    "scale-propgraph": ("propgraph-scale.json", {
+        **FIXTURE_RUN, "rows": [
+            fixture_scale_row("snapshot", "first_after_write", "propgraph", 0.0025),
+            fixture_scale_row("memory_per_element", "vertex_kept", "propgraph", 132.0, unit="B/vertex"),
+            fixture_scale_row("lookups", "find_vertex_by_id", "propgraph", 4e-7, unit="s/op")]}, [
+        "| components after a write: 1st call (live lists) | 2.50 ms |",
+        "| per vertex: kept | 132 B |",
+        "| `find_vertex_by_id` | 400 ns |"], ("rows", 1, "unit")),
+    "scale-targets": ("propgraph-scale.json", {
+        **FIXTURE_RUN, "targets": [
+            {"target": "random 1000: load, M edges/s", "value": 1.0, "bound": 10, "comparison": ">=", "met": False},
+            {"target": "random 1000: B per vertex", "value": 92.5, "bound": 100, "comparison": "<=", "met": True}]}, [
+        "| random 1000: load, M edges/s | 1.00 (>= 10) | missed |",
+        "| random 1000: B per vertex | 92.5 (<= 100) | met |"], ("targets", 1, "comparison")),
+    "service": ("service.json", {
+        **FIXTURE_RUN, "duration_s": 2, "persons": 1000, "wrk_threads": 2, "fiber_server_args": "--fiber-threads 1",
+        "results": [fixture_wrk("fibers", "get", 64, 90_000, 2500), fixture_wrk("fibers", "get", 1024, 60_000, 40_000),
+                    fixture_wrk("threads", "get", 64, 70_000, 1500),
+                    fixture_wrk("threads", "get", 1024, 20_000, 90_000)]}, [
+        "| GET by id | 64 | 90.0 k | 300 µs | 2.50 ms | 70.0 k | 300 µs | 1.50 ms | 1.29x |",
+        "| GET by id | 1024 | 60.0 k | 300 µs | 40.0 ms | 20.0 k | 300 µs | 90.0 ms | 3.00x |",
+        "| GET by id, fiber server, 64 connections: >= 80.0 k requests/s with p99 < 5 ms | 90.0 k/s, p99 2.50 ms | met |",
+        "| fiber >= 2x thread-per-connection at 1024 connections | GET by id 3.00x | met |"],
+        ("results", 2, "wrk", "latency_us", "p99")),
 }
 
 
@@ -644,6 +1083,29 @@ def cmd_selftest() -> int:
             failures.append("update accepted a JSON without the run's date and commit")
         except DocError as e:
             expect("README.md:3" in str(e) or "date" in str(e), f"unhelpful error: {e}")
+        (root / "README.md").unlink()
+        for name, (file, data, lines, missing) in RENDERER_FIXTURES.items():
+            json_path = root / "build" / "bench" / file
+            json_path.write_text(json.dumps(data))
+            doc = root / "docs" / f"{name}.md"
+            doc.write_text(f"<!-- generated:{name} from build/bench/{file} -->\n<!-- /generated -->\n")
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+                expect(cmd_update(root) == 0, f"{name}: update failed: {err.getvalue()}")
+            text = doc.read_text()
+            for line in lines:
+                expect(line in text, f"{name}: no line '{line}' in\n{text}")
+            record = data
+            for key in missing[:-1]:
+                record = record[key]
+            del record[missing[-1]]
+            json_path.write_text(json.dumps(data))
+            field = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in missing).lstrip(".")
+            try:
+                cmd_update(root)
+                failures.append(f"{name}: rendered a JSON without {field}")
+            except DocError as e:
+                expect(f"build/bench/{file}: no field '{field}'" in str(e), f"{name}: unhelpful error: {e}")
+            doc.unlink()
     for f in failures:
         print(f"selftest: {f}", file=sys.stderr)
     print("selftest: " + ("FAILED" if failures else "ok"))

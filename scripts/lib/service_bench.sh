@@ -5,7 +5,7 @@
 # For each server mode (fibers: coroutines + FiberPool + async_get; threads: a thread per
 # connection, same handlers), each scenario (get: GET /persons/{id}; neighbors: GET
 # /persons/{id}/neighbors; mix: 90% GET, 10% PATCH) and each connection count, one wrk run of a
-# fixed duration. Results: build/bench/service.json (a run header, then one record per run)
+# fixed duration. Results: build/bench/service.json (the run's fields, then one record per run)
 # and a table on stdout.
 #
 # --callgrind counts instead of timing: the service runs under valgrind's callgrind, counting
@@ -65,6 +65,12 @@ pg_service_bench() {
       { pg_err "open-file limit $(ulimit -n) is too low for $max_connections connections"; return 1; }
   fi
 
+  # The run's fields, as bench/run_info.hpp records them for the C++ benchmarks (the stamp of
+  # the generated table in docs/service.md).
+  local date load_start commit
+  date=$(date +%Y-%m-%dT%H:%M:%S%z)
+  load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+  commit=$(git -C "$PROPGRAPH_ROOT" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
   local work pid=
   work=$(mktemp -d "${TMPDIR:-/tmp}/propgraph-service-bench.XXXXXX")
   # shellcheck disable=SC2064
@@ -117,10 +123,9 @@ pg_service_bench() {
 
   mkdir -p "$(dirname "$out")"
   {
-    printf '{"run":{"command":"%s","date":"%s","commit":"%s","load_average_end":"%s","cpus":%d,' \
-      "$command" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(git -C "$PROPGRAPH_ROOT" rev-parse HEAD)" \
-      "$(cut -d' ' -f1-3 /proc/loadavg)" "$(nproc)"
-    printf '"duration_s":%d,"persons":%d,"wrk_threads":%d,"fiber_server_args":"%s"},\n"results":[\n' \
+    printf '{"command":"%s","date":"%s","commit":"%s","cores":%d,"load_average_start":"%s","load_average_end":"%s",\n' \
+      "$command" "$date" "$commit" "$(nproc)" "$load_start" "$(cut -d' ' -f1-3 /proc/loadavg)"
+    printf '"duration_s":%d,"persons":%d,"wrk_threads":%d,"fiber_server_args":"%s",\n"results":[\n' \
       "$duration" "$persons" "$wrk_threads" "$server_args"
     local i
     for i in "${!records[@]}"; do
