@@ -40,30 +40,22 @@ void Json::key(std::string_view k) {
   if (!k.empty()) out_ += quoted(k) + ": ";
 }
 
-Json& Json::begin_object(std::string_view k) {
+Json& Json::open(std::string_view k, char bracket) {
   key(k);
-  out_ += "{";
+  out_ += bracket;
   first_.push_back(true);
   return *this;
 }
-Json& Json::end_object() {
+Json& Json::close(char bracket) {
   first_.pop_back();
   newline();
-  out_ += "}";
+  out_ += bracket;
   return *this;
 }
-Json& Json::begin_array(std::string_view k) {
-  key(k);
-  out_ += "[";
-  first_.push_back(true);
-  return *this;
-}
-Json& Json::end_array() {
-  first_.pop_back();
-  newline();
-  out_ += "]";
-  return *this;
-}
+Json& Json::begin_object(std::string_view k) { return open(k, '{'); }
+Json& Json::end_object() { return close('}'); }
+Json& Json::begin_array(std::string_view k) { return open(k, '['); }
+Json& Json::end_array() { return close(']'); }
 Json& Json::field(std::string_view k, std::string_view value) {
   key(k);
   out_ += quoted(value);

@@ -26,6 +26,8 @@ class Json {
 
  private:
   void key(std::string_view k);
+  Json& open(std::string_view k, char bracket);  // an object or array: '{' or '['
+  Json& close(char bracket);
   void newline();
   std::string out_;
   std::vector<bool> first_;  // per open container: no element written yet
