@@ -56,13 +56,8 @@ class PostJob final : public Job {
  public:
   template <class F>
   [[nodiscard]] static PostJob* make(F&& fn, PoolState& pool) {
-    void* block = allocate_block(sizeof(PostJob));
-    try {
-      return ::new (block) PostJob(std::forward<F>(fn), pool);
-    } catch (...) {
-      free_block(block, sizeof(PostJob));
-      throw;
-    }
+    return construct_in_block(sizeof(PostJob),
+                              [&](void* block) { return ::new (block) PostJob(std::forward<F>(fn), pool); });
   }
   void discard() noexcept { destroy(this); }
 

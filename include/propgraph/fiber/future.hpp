@@ -29,6 +29,18 @@ namespace detail {
 /// on any thread (it joins that thread's list). Throws std::bad_alloc.
 [[nodiscard]] void* allocate_block(std::size_t size);
 void free_block(void* block, std::size_t size) noexcept;
+/// `construct(block)` on a block of `size` bytes from allocate_block(); frees the block and
+/// rethrows when it throws. Returns what `construct` returns (the constructed object).
+template <class Construct>
+[[nodiscard]] auto construct_in_block(std::size_t size, Construct&& construct) {
+  void* block = allocate_block(size);
+  try {
+    return std::forward<Construct>(construct)(block);
+  } catch (...) {
+    free_block(block, size);
+    throw;
+  }
+}
 
 /// The value-independent part of a Future's shared state: completion, the waiting protocol, the
 /// stored exception and the reference count (the Future and the producer hold one each).

@@ -105,13 +105,8 @@ class CallJob final : public Job, public FutureState<R> {
   /// Throws std::bad_alloc, or whatever constructing the callable from `fn` throws.
   template <class F>
   [[nodiscard]] static CallJob* make(F&& fn, std::chrono::nanoseconds join_spin) {
-    void* block = allocate_block(sizeof(CallJob));
-    try {
-      return ::new (block) CallJob(std::forward<F>(fn), join_spin);
-    } catch (...) {
-      free_block(block, sizeof(CallJob));
-      throw;
-    }
+    return construct_in_block(sizeof(CallJob),
+                              [&](void* block) { return ::new (block) CallJob(std::forward<F>(fn), join_spin); });
   }
 
   /// For a job that will never run: drops the callable and the producer's reference (the state
