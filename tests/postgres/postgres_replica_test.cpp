@@ -45,6 +45,18 @@ class PostgresReplicas : public ::testing::Test {
                                                            .standby_reads = reads,
                                                            .standby_pool_size = 2});
   }
+  /// Waits until `g` reads `v` back. Under StandbyReads::always a read may reach the standby
+  /// before it replayed the graph's creation: that read fails (no such table) and counts as
+  /// not yet.
+  static bool eventually_reads(PostgresGraph& g, const Vertex& v) {
+    return pgtest::eventually([&] {
+      try {
+        return g.find_vertex(v.id) == v;
+      } catch (const QueryError&) {
+        return false;
+      }
+    });
+  }
   void pause_replay() { pgtest::admin_sql(standby_, "SELECT pg_wal_replay_pause()"); }
   void resume_replay() { pgtest::admin_sql(standby_, "SELECT pg_wal_replay_resume()"); }
 
@@ -88,7 +100,7 @@ TEST_F(PostgresReplicas, AlwaysReadsFromTheStandbyEvenWhenItLagsAndNeverNotAtAll
   auto always = open(StandbyReads::always);
   auto never = open(StandbyReads::never);
   const auto ann = always->create_vertex("Person", {{"name", "Ann"}});
-  ASSERT_TRUE(pgtest::eventually([&] { return always->find_vertex(ann.id).has_value(); }));
+  ASSERT_TRUE(eventually_reads(*always, ann));
   pause_replay();
   const auto bob = always->create_vertex("Person", {{"name", "Bob"}});
   // The standby has not replayed Bob: `always` reads miss him, `never` reads see him.
@@ -103,7 +115,7 @@ TEST_F(PostgresReplicas, AlwaysReadsFromTheStandbyEvenWhenItLagsAndNeverNotAtAll
 TEST_F(PostgresReplicas, AFailedStandbyPassesReadsToThePrimaryUntilItIsBack) {
   auto g = open(StandbyReads::always);
   const auto ann = g->create_vertex("Person", {{"name", "Ann"}});
-  ASSERT_TRUE(pgtest::eventually([&] { return g->find_vertex(ann.id) == ann; }));
+  ASSERT_TRUE(eventually_reads(*g, ann));
   ASSERT_GT(g->read_routing().standby, 0u);
   cluster_->kill_standby();
   // No read fails: each is served by the primary.
@@ -120,14 +132,7 @@ TEST_F(PostgresReplicas, AFailedStandbyPassesReadsToThePrimaryUntilItIsBack) {
 TEST_F(PostgresReplicas, WithThePrimaryDownReadsStillWorkFromTheStandbyAndWritesFail) {
   auto g = open(StandbyReads::always);
   const auto ann = g->create_vertex("Person", {{"name", "Ann"}});
-  // Until the standby has replayed the graph's creation, a read there fails (no such table).
-  ASSERT_TRUE(pgtest::eventually([&] {
-    try {
-      return g->find_vertex(ann.id) == ann;
-    } catch (const QueryError&) {
-      return false;
-    }
-  }));
+  ASSERT_TRUE(eventually_reads(*g, ann));
   cluster_->kill();
   EXPECT_EQ(g->find_vertex(ann.id), ann);
   EXPECT_EQ(g->find_vertices_by_label("Person").size(), 1u);
