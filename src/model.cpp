@@ -151,14 +151,17 @@ void Properties::reset() noexcept {
   tag_ = 0;
 }
 
-Properties::Properties(const Properties& other) noexcept : tag_(other.tag_) {
+void Properties::copy_from(const Properties& other) noexcept {
   std::memcpy(storage_, other.storage_, sizeof storage_);
   if (tag_ == kShared) retain(rep());
 }
 
-Properties::Properties(Properties&& other) noexcept : tag_(std::exchange(other.tag_, 0)) {
+void Properties::steal(Properties& other) noexcept {
+  // A moved-from map belongs to the mover alone: plain loads and stores do.
   std::memcpy(storage_, other.storage_, sizeof storage_);
-  decoded_.store(other.decoded_.exchange(nullptr, std::memory_order_relaxed), std::memory_order_relaxed);
+  decoded_.store(other.decoded_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  other.decoded_.store(nullptr, std::memory_order_relaxed);
+  other.tag_ = 0;
 }
 
 Properties& Properties::operator=(const Properties& other) noexcept {
@@ -174,14 +177,11 @@ Properties& Properties::operator=(const Properties& other) noexcept {
 Properties& Properties::operator=(Properties&& other) noexcept {
   if (this != &other) {
     reset();
-    std::memcpy(storage_, other.storage_, sizeof storage_);
-    tag_ = std::exchange(other.tag_, 0);
-    decoded_.store(other.decoded_.exchange(nullptr, std::memory_order_relaxed), std::memory_order_relaxed);
+    tag_ = other.tag_;
+    if (tag_ != 0) steal(other);
   }
   return *this;
 }
-
-Properties::~Properties() { reset(); }
 
 std::size_t Properties::size() const noexcept {
   if (tag_ == 0) return 0;

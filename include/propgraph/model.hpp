@@ -178,11 +178,18 @@ class Properties {
   /// Later entries with the same key replace earlier ones.
   Properties(std::initializer_list<Entry> entries);
   explicit Properties(std::vector<Entry> entries);
-  Properties(const Properties& other) noexcept;
-  Properties(Properties&& other) noexcept;
+  // Copies share the entries (a reference count) or copy inline bytes; empty maps cost nothing.
+  Properties(const Properties& other) noexcept : tag_(other.tag_) {
+    if (tag_ != 0) copy_from(other);
+  }
+  Properties(Properties&& other) noexcept : tag_(other.tag_) {
+    if (tag_ != 0) steal(other);
+  }
   Properties& operator=(const Properties& other) noexcept;
   Properties& operator=(Properties&& other) noexcept;
-  ~Properties();
+  ~Properties() {
+    if (tag_ != 0) reset();
+  }
 
   [[nodiscard]] std::size_t size() const noexcept;
   [[nodiscard]] bool empty() const noexcept { return tag_ == 0; }
@@ -219,6 +226,8 @@ class Properties {
   [[nodiscard]] const Rep* rep() const noexcept;  // tag_ == kShared only
   void set_rep(const Rep* rep) noexcept;
   void reset() noexcept;
+  void copy_from(const Properties& other) noexcept;  // this->tag_ already set
+  void steal(Properties& other) noexcept;             // this->tag_ already set
   [[nodiscard]] const std::vector<Entry>& entries() const;
   std::vector<Entry>& mutate();
 
