@@ -360,7 +360,7 @@ TEST(FiberFacade, FacadeIsAValueOverTheGraph) {
 TEST(FiberFacade, TwinsConvertToBoostFutures) {
   MemoryGraph memory;
   FiberPool pool(1);
-  for (const FiberOperations ops : {as_fiber(memory), as_fiber(memory, pool)}) {
+  for (const FiberOperations& ops : {as_fiber(memory), as_fiber(memory, pool)}) {
     boost::fibers::future<Vertex> created = ops.create_vertex_async("Person", {{"name", "Eve"}});
     const Vertex eve = created.get();
     std::vector<boost::fibers::future<std::optional<Vertex>>> lookups;
