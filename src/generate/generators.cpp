@@ -78,6 +78,11 @@ std::vector<ElementId> load(GraphOperations& graph, const EdgeList& list, const 
     const std::uint64_t last = std::min<std::uint64_t>(list.edges.size(), first + batch);
     edges.clear();
     for (std::uint64_t i = first; i < last; ++i) {
+      if (i + 16 < last) {  // the ids of a random edge list are all over the table
+        const auto [ahead_from, ahead_to] = list.edges[i + 16];
+        if (ahead_from < ids.size()) __builtin_prefetch(ids.data() + ahead_from);
+        if (ahead_to < ids.size()) __builtin_prefetch(ids.data() + ahead_to);
+      }
       const auto [from, to] = list.edges[i];
       edges.push_back(NewEdge{ids.at(from), ids.at(to), options.edge_label,
                               options.edge_properties ? options.edge_properties(i) : Properties{}});
