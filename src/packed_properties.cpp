@@ -206,11 +206,11 @@ PackedProperties::PackedProperties(const Properties& properties) {
   tag_ = kHeap;
 }
 
-Properties PackedProperties::unpack() const {
+Properties PackedView::unpack() const {
   if (empty()) return {};
-  Reader r{data()};
+  Reader r{data_};
   const auto count = static_cast<std::uint32_t>(r.varint());
-  return PropertiesAccess::from_packed(data(), size(), count);
+  return PropertiesAccess::from_packed(data_, size_, count);
 }
 
 std::size_t packed_count(const std::byte* map) noexcept {
@@ -228,15 +228,15 @@ std::vector<Properties::Entry> decode_packed(const std::byte* map) {
   return entries;
 }
 
-Value PackedProperties::get(std::string_view key) const {
+Value PackedView::get(std::string_view key) const {
   if (empty()) return {};
-  Reader r{data()};
+  Reader r{data_};
   return r.seek(key) ? r.value() : Value();
 }
 
-bool PackedProperties::matches(const Properties& filter) const noexcept {
+bool PackedView::matches(const Properties& filter) const noexcept {
   if (filter.empty()) return true;
-  Reader r{data()};
+  Reader r{data_};
   std::uint64_t left = empty() ? 0 : r.varint();
   // Both sides are in key order: one merge pass.
   std::string_view key;
@@ -260,11 +260,11 @@ bool PackedProperties::matches(const Properties& filter) const noexcept {
   return true;
 }
 
-std::string PackedProperties::index_key(std::string_view key) const {
+std::string PackedView::index_key(std::string_view key) const {
   if (empty()) return {};
-  Reader r{data()};
+  Reader r{data_};
   if (!r.seek(key)) return {};
-  return value_key(r.value());
+  return PackedProperties::value_key(r.value());
 }
 
 std::string PackedProperties::value_key(const Value& value) {

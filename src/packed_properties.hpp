@@ -26,6 +26,37 @@
 
 namespace propgraph::detail {
 
+/// A packed map encoding held elsewhere (a record of the store, a PackedProperties): the read
+/// side of the codec. Valid while the bytes it points at are.
+class PackedView {
+ public:
+  PackedView() noexcept = default;
+  PackedView(const std::byte* data, std::uint32_t size) noexcept : data_(size == 0 ? nullptr : data), size_(size) {}
+
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  /// Hints the CPU to fetch the bytes (for loops that will read them shortly).
+  void prefetch() const noexcept {
+    if (data_ != nullptr) __builtin_prefetch(data_);
+  }
+  /// The map, holding a copy of the bytes (inline when small, else one allocation); entries
+  /// are decoded when first read. O(bytes).
+  [[nodiscard]] Properties unpack() const;
+  /// The value under key decoded, or a null Value when absent.
+  [[nodiscard]] Value get(std::string_view key) const;
+  /// Properties::matches on the packed form, without decoding: typed equality, a null filter
+  /// value matches an absent key.
+  [[nodiscard]] bool matches(const Properties& filter) const noexcept;
+  /// The canonical encoding of the value under key (the index key; -0.0 is encoded as 0.0 so
+  /// that values equal under Value's == share it), or an empty string when absent.
+  [[nodiscard]] std::string index_key(std::string_view key) const;
+  /// The map encoding (see the top of this file); empty when there are no properties.
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return {data_, size_}; }
+
+ private:
+  const std::byte* data_ = nullptr;
+  std::uint32_t size_ = 0;
+};
+
 class PackedProperties {
  public:
   /// Encodings up to this many bytes are stored inline.
@@ -52,17 +83,12 @@ class PackedProperties {
     if (tag_ == kHeap) __builtin_prefetch(heap());
   }
 
-  /// The map, sharing a copy of the packed bytes (one allocation); entries are decoded when
-  /// first read. O(bytes).
-  [[nodiscard]] Properties unpack() const;
-  /// The value under key decoded, or a null Value when absent.
-  [[nodiscard]] Value get(std::string_view key) const;
-  /// Properties::matches on the packed form, without decoding: typed equality, a null filter
-  /// value matches an absent key.
-  [[nodiscard]] bool matches(const Properties& filter) const noexcept;
-  /// The canonical encoding of the value under key (the index key; -0.0 is encoded as 0.0 so
-  /// that values equal under Value's == share it), or an empty string when absent.
-  [[nodiscard]] std::string index_key(std::string_view key) const;
+  [[nodiscard]] PackedView view() const noexcept { return {data(), size()}; }
+  // The read calls of PackedView, on this map.
+  [[nodiscard]] Properties unpack() const { return view().unpack(); }
+  [[nodiscard]] Value get(std::string_view key) const { return view().get(key); }
+  [[nodiscard]] bool matches(const Properties& filter) const noexcept { return view().matches(filter); }
+  [[nodiscard]] std::string index_key(std::string_view key) const { return view().index_key(key); }
 
   /// Canonical encoding of one value, as index_key() gives it for a stored key.
   [[nodiscard]] static std::string value_key(const Value& value);

@@ -11,7 +11,6 @@
 #include "memory/durable/durability.hpp"
 #include "memory/overlay.hpp"
 #include "memory/reader_writer_lock.hpp"
-#include "memory/snapshot.hpp"
 #include "memory/store.hpp"
 #include "memory/view.hpp"
 #include "memory/writer_gate.hpp"
@@ -29,7 +28,6 @@ struct GraphState {
   mutable ReaderWriterLock mutex;
   WriterGate gate;
   Store store;
-  SnapshotCache snapshots;
   /// Set for a durable graph (options.data_dir).
   std::unique_ptr<durable::Durability> durability;
 
@@ -41,7 +39,21 @@ struct GraphState {
   void renew_prefix();
 
   /// The committed graph, for reads (caller holds `mutex` shared, or is the writer).
-  [[nodiscard]] CommittedView view() const noexcept { return {store, prefix, snapshots}; }
+  [[nodiscard]] CommittedView view() const noexcept { return {store, prefix}; }
+
+  /// Links the store's waiting edges (Store::link, under the exclusive lock) unless they are
+  /// linked already. Readers of adjacency do this when they find edges waiting; a writer does
+  /// it before a change that reads adjacency, and then no edge waits while it holds the gate
+  /// (only gate holders add edges). Linking is safe while a writer prepares a change: writers
+  /// that did not link first read no adjacency.
+  void ensure_linked() {
+    {
+      std::shared_lock lock(mutex);
+      if (store.linked()) return;
+    }
+    std::unique_lock lock(mutex);
+    store.link();
+  }
 
   /// Enters the writer gate, honouring the caller's deadline (Timeout when it passes first).
   void enter_gate(std::string_view operation);

@@ -66,7 +66,7 @@ std::uint64_t GraphState::commit(Overlay& overlay) {
     lsn = durability->log(durable::RecordType::change, payload);
   }
   std::unique_lock lock(mutex);
-  if (overlay.apply(store)) snapshots.invalidate();
+  overlay.apply(store);
   return lsn;
 }
 
@@ -80,7 +80,7 @@ void GraphState::discard(Overlay& overlay) noexcept {
       durability->log(durable::RecordType::change, payload);
     }
     std::unique_lock lock(mutex);
-    if (overlay.burn(store)) snapshots.invalidate();
+    overlay.burn(store);
   } catch (const std::exception&) {
     // Not logged or out of memory: the slots stay unissued and the next writer gets them
     // (their ids were never visible outside the rolled-back transaction). Nothing else changed.
@@ -98,6 +98,17 @@ struct MemoryGraph::Impl : detail::GraphState {
     check_deadline(operation);
     std::shared_lock lock(mutex);
     return fn(view());
+  }
+  /// read() for calls that follow adjacency: the store's edges are linked first.
+  template <typename Fn>
+  decltype(auto) read_adjacency(std::string_view operation, Fn&& fn) {
+    check_deadline(operation);
+    for (;;) {
+      std::shared_lock lock(mutex);
+      if (store.linked()) return fn(view());
+      lock.unlock();
+      ensure_linked();
+    }
   }
 
   /// One write as a transaction of its own: change(overlay, tx view) records it, commit applies
@@ -185,7 +196,6 @@ bool MemoryGraph::drop_graph(std::string_view name) {
       const std::uint64_t version = impl_->store.version;
       impl_->store = detail::Store{};
       impl_->store.version = version + 1;
-      impl_->snapshots.invalidate();
     } else {
       if (!impl_->catalog.contains(name)) return false;
       lsn = impl_->log(detail::durable::RecordType::catalog, catalog_record(false, name));
@@ -236,28 +246,29 @@ bool MemoryGraph::create_index(std::string_view label, std::string_view key, con
   }
   // Built outside the exclusive lock (this writer alone changes the store), before anything
   // changes: a unique index may find duplicates.
-  auto build = [&](ElementKind kind, const auto& records, const std::vector<detail::LabelMembers>& table) {
+  auto build = [&](ElementKind kind, const std::vector<detail::LabelMembers>& table) {
     detail::PropertyIndex index{std::string(key), options.unique};
+    const auto g = impl_->view();
+    const bool vertices = kind == ElementKind::vertex;
+    auto properties = [&](Slot slot) { return vertices ? g.vertex_properties(slot) : g.edge_properties(slot); };
     if (existing != kUnknownLabel && existing < table.size()) {
-      for (Slot slot : table[existing].slots) {
-        if (records[slot].alive) index.add(records[slot].properties.index_key(key), slot);
-      }
+      table[existing].slots.for_each([&](Slot slot) {
+        if (vertices ? g.vertex_alive(slot) : g.edge_alive(slot)) index.add(properties(slot).index_key(key), slot);
+      });
     }
     if (options.unique) {
       index.for_each_shared_bucket([&](const std::vector<Slot>& slots) {
-        const Value value = records[slots.front()].properties.get(key);
+        const Value value = properties(slots.front()).get(key);
         if (contains_nan(value)) return;  // NaN equals nothing
-        const auto g = impl_->view();
         throw AlreadyExists(fmt::format("create_index: {}s {} and {} of label {} both hold {} = {}",
-                                        kind == ElementKind::vertex ? "vertex" : "edge",
-                                        detail::make_id(g, kind, slots[0]).str(), detail::make_id(g, kind, slots[1]).str(),
-                                        label, key, value));
+                                        vertices ? "vertex" : "edge", detail::make_id(g, kind, slots[0]).str(),
+                                        detail::make_id(g, kind, slots[1]).str(), label, key, value));
       });
     }
     return index;
   };
-  auto vertex_index = build(ElementKind::vertex, s.vertices, s.vertices_by_label);
-  auto edge_index = build(ElementKind::edge, s.edges, s.edges_by_label);
+  auto vertex_index = build(ElementKind::vertex, s.vertices_by_label);
+  auto edge_index = build(ElementKind::edge, s.edges_by_label);
   std::string payload;
   detail::durable::ByteWriter w(payload);
   detail::durable::encode_create_index(w, label, key, options.unique);
@@ -368,7 +379,11 @@ std::optional<Vertex> MemoryGraph::update_vertex(std::string_view label, const E
 
 bool MemoryGraph::delete_vertex(std::string_view label, const ElementId& id) {
   return impl_->write(
-      "delete_vertex", [&](auto& o, const auto& g) { return detail::writes::delete_vertex(o, g, label, id); },
+      "delete_vertex",
+      [&](auto& o, const auto& g) {
+        impl_->ensure_linked();  // the vertex's edges go with it
+        return detail::writes::delete_vertex(o, g, label, id);
+      },
       [](const auto&, bool deleted) { return deleted; });
 }
 
@@ -417,7 +432,7 @@ std::vector<Edge> MemoryGraph::find_edges_by_label(std::string_view label, const
 }
 
 std::vector<Edge> MemoryGraph::incident_edges(const ElementId& vertex, const EdgeQuery& query) {
-  return impl_->read("incident_edges", [&](const auto& g) { return detail::reads::incident_edges(g, vertex, query); });
+  return impl_->read_adjacency("incident_edges", [&](const auto& g) { return detail::reads::incident_edges(g, vertex, query); });
 }
 
 std::optional<Edge> MemoryGraph::update_edge(std::string_view label, const ElementId& id,
@@ -445,43 +460,43 @@ std::int64_t MemoryGraph::count_edges() {
 
 std::vector<Vertex> MemoryGraph::neighbors(const ElementId& start, const NeighborOptions& options) {
   detail::reads::check_neighbor_depth(options);
-  return impl_->read("neighbors", [&](const auto& g) { return detail::reads::neighbors(g, start, options); });
+  return impl_->read_adjacency("neighbors", [&](const auto& g) { return detail::reads::neighbors(g, start, options); });
 }
 
 std::optional<Path> MemoryGraph::shortest_path(const ElementId& from, const ElementId& to, const PathOptions& options) {
   detail::check_depth(options.max_depth, "max_depth");
-  return impl_->read("shortest_path", [&](const auto& g) { return detail::reads::shortest_path(g, from, to, options); });
+  return impl_->read_adjacency("shortest_path", [&](const auto& g) { return detail::reads::shortest_path(g, from, to, options); });
 }
 
 std::vector<Path> MemoryGraph::all_paths(const ElementId& from, const ElementId& to, const PathOptions& options) {
   detail::check_depth(options.max_depth, "max_depth");
-  return impl_->read("all_paths", [&](const auto& g) { return detail::reads::all_paths(g, from, to, options); });
+  return impl_->read_adjacency("all_paths", [&](const auto& g) { return detail::reads::all_paths(g, from, to, options); });
 }
 
 std::vector<PageRankScore> MemoryGraph::page_rank(const PageRankOptions& options) {
-  return impl_->read("page_rank", [&](const auto& g) { return detail::page_rank(g, options); });
+  return impl_->read_adjacency("page_rank", [&](const auto& g) { return detail::page_rank(g, options); });
 }
 
 std::optional<Degree> MemoryGraph::degree_centrality(const ElementId& id, const DegreeOptions& options) {
-  return impl_->read("degree_centrality", [&](const auto& g) { return detail::reads::degree_centrality(g, id, options); });
+  return impl_->read_adjacency("degree_centrality", [&](const auto& g) { return detail::reads::degree_centrality(g, id, options); });
 }
 
 std::vector<Component> MemoryGraph::connected_components(const ComponentOptions& options) {
-  return impl_->read("connected_components", [&](const auto& g) { return detail::connected_components(g, options); });
+  return impl_->read_adjacency("connected_components", [&](const auto& g) { return detail::connected_components(g, options); });
 }
 
 std::vector<Visit> MemoryGraph::bfs(const ElementId& start, const TraversalOptions& options) {
   detail::check_depth(options.max_depth, "max_depth");
-  return impl_->read("bfs", [&](const auto& g) { return detail::reads::bfs(g, start, options); });
+  return impl_->read_adjacency("bfs", [&](const auto& g) { return detail::reads::bfs(g, start, options); });
 }
 
 std::vector<Visit> MemoryGraph::dfs(const ElementId& start, const TraversalOptions& options) {
   detail::check_depth(options.max_depth, "max_depth");
-  return impl_->read("dfs", [&](const auto& g) { return detail::reads::dfs(g, start, options); });
+  return impl_->read_adjacency("dfs", [&](const auto& g) { return detail::reads::dfs(g, start, options); });
 }
 
 std::vector<Cycle> MemoryGraph::detect_cycles(const CycleOptions& options) {
-  return impl_->read("detect_cycles", [&](const auto& g) { return detail::detect_cycles(g, options); });
+  return impl_->read_adjacency("detect_cycles", [&](const auto& g) { return detail::detect_cycles(g, options); });
 }
 
 }  // namespace propgraph

@@ -9,13 +9,6 @@ void erase_entry(std::vector<AdjEntry>& list, Slot edge) {
   std::erase_if(list, [&](const AdjEntry& a) { return a.edge == edge; });
 }
 
-/// Room for `more` elements, growing geometrically (an exact reserve per commit would copy
-/// the whole array every time).
-template <typename Records>
-void make_room(Records& records, std::size_t more) {
-  const std::size_t needed = records.size() + more;
-  if (needed > records.capacity()) records.reserve(std::max(needed, records.capacity() * 2));
-}
 }  // namespace
 
 std::int64_t Overlay::count_members(ElementKind kind, LabelId label) const noexcept {
@@ -31,7 +24,7 @@ std::vector<Slot> Overlay::touched_members(ElementKind kind, LabelId label) cons
   std::vector<Slot> result;
   if (kind == ElementKind::vertex) {
     for (const auto& [v, props] : vertex_props_) {
-      if (store_->vertices[v].label == label) result.push_back(v);
+      if (store_->vertex_label(v) == label) result.push_back(v);
     }
     std::sort(result.begin(), result.end());
     for (Slot i = 0; i < new_vertices_.size(); ++i) {
@@ -39,7 +32,7 @@ std::vector<Slot> Overlay::touched_members(ElementKind kind, LabelId label) cons
     }
   } else {
     for (const auto& [e, props] : edge_props_) {
-      if (store_->edges[e].label == label) result.push_back(e);
+      if (store_->edge_label(e) == label) result.push_back(e);
     }
     std::sort(result.begin(), result.end());
     for (Slot i = 0; i < new_edges_.size(); ++i) {
@@ -52,7 +45,7 @@ std::vector<Slot> Overlay::touched_members(ElementKind kind, LabelId label) cons
 const Overlay::Lists& Overlay::lists(Slot v) const {
   auto [it, fresh] = merged_.try_emplace(v);
   if (!fresh) return it->second;
-  auto merge = [&](const std::vector<AdjEntry>& committed, const std::unordered_map<Slot, std::vector<AdjEntry>>& added,
+  auto merge = [&](std::span<const AdjEntry> committed, const std::unordered_map<Slot, std::vector<AdjEntry>>& added,
                    std::vector<AdjEntry>& out) {
     out.reserve(committed.size());
     for (const AdjEntry& a : committed) {
@@ -60,8 +53,8 @@ const Overlay::Lists& Overlay::lists(Slot v) const {
     }
     if (auto more = added.find(v); more != added.end()) out.insert(out.end(), more->second.begin(), more->second.end());
   };
-  merge(store_->vertices[v].out, added_out_, it->second.first);
-  merge(store_->vertices[v].in, added_in_, it->second.second);
+  merge(store_->out(v), added_out_, it->second.first);
+  merge(store_->in(v), added_in_, it->second.second);
   return it->second;
 }
 
@@ -90,14 +83,14 @@ std::span<const AdjEntry> added(const std::unordered_map<Slot, std::vector<AdjEn
 std::span<const AdjEntry> Overlay::out(Slot v) const {
   link_pending();
   if (is_new_vertex(v)) return added(added_out_, v);
-  if (dirty_.empty() || !dirty_.contains(v)) return store_->vertices[v].out;
+  if (dirty_.empty() || !dirty_.contains(v)) return store_->out(v);
   return lists(v).first;
 }
 
 std::span<const AdjEntry> Overlay::in(Slot v) const {
   link_pending();
   if (is_new_vertex(v)) return added(added_in_, v);
-  if (dirty_.empty() || !dirty_.contains(v)) return store_->vertices[v].in;
+  if (dirty_.empty() || !dirty_.contains(v)) return store_->in(v);
   return lists(v).second;
 }
 
@@ -113,19 +106,19 @@ const std::vector<Slot>* Overlay::overlay_holders(const PropertyIndex& index, co
   return bucket == it->second.end() ? nullptr : &bucket->second;
 }
 
-void Overlay::index_overlay(ElementKind kind, LabelId label, const PackedProperties* before,
-                            const PackedProperties* after, Slot slot) {
+void Overlay::index_overlay(ElementKind kind, LabelId label, std::optional<PackedView> before,
+                            std::optional<PackedView> after, Slot slot) {
   const IndexTable& table = kind == ElementKind::vertex ? store_->vertex_indexes : store_->edge_indexes;
   if (label >= table.size()) return;
   for (const auto& index : table[label]) {
     if (!index.unique()) continue;
     auto& buckets = overlay_index_[&index];
-    if (before != nullptr) {
+    if (before) {
       if (auto key = before->index_key(index.key()); !key.empty()) {
         if (auto it = buckets.find(key); it != buckets.end()) std::erase(it->second, slot);
       }
     }
-    if (after != nullptr) {
+    if (after) {
       if (auto key = after->index_key(index.key()); !key.empty()) buckets[key].push_back(slot);
     }
   }
@@ -139,8 +132,8 @@ LabelId Overlay::intern(std::string_view label) {
 
 Slot Overlay::add_vertex(LabelId label, PackedProperties properties) {
   const auto slot = static_cast<Slot>(vertex_slots());
-  index_overlay(ElementKind::vertex, label, nullptr, &properties, slot);
-  new_vertices_.push_back(VertexRecord{label, true, std::move(properties), {}, {}});
+  index_overlay(ElementKind::vertex, label, std::nullopt, properties.view(), slot);
+  new_vertices_.push_back(VertexRecord{label, true, std::move(properties)});
   ++vertex_delta_;
   ++label_delta(ElementKind::vertex, label);
   return slot;
@@ -148,7 +141,7 @@ Slot Overlay::add_vertex(LabelId label, PackedProperties properties) {
 
 Slot Overlay::add_edge(Slot from, Slot to, LabelId label, PackedProperties properties) {
   const auto slot = static_cast<Slot>(edge_slots());
-  index_overlay(ElementKind::edge, label, nullptr, &properties, slot);
+  index_overlay(ElementKind::edge, label, std::nullopt, properties.view(), slot);
   new_edges_.push_back(EdgeRecord{label, true, from, to, std::move(properties)});
   ++edge_delta_;
   ++label_delta(ElementKind::edge, label);
@@ -159,36 +152,37 @@ void Overlay::set_vertex_properties(Slot v, PackedProperties properties) {
   const LabelId label = vertex_label(v);
   if (is_new_vertex(v)) {
     auto& rec = new_vertices_[v - vertex_base_];
-    index_overlay(ElementKind::vertex, label, &rec.properties, &properties, v);
+    index_overlay(ElementKind::vertex, label, rec.properties.view(), properties.view(), v);
     rec.properties = std::move(properties);
     return;
   }
   auto it = vertex_props_.find(v);
-  index_overlay(ElementKind::vertex, label, it == vertex_props_.end() ? nullptr : &it->second, &properties, v);
+  index_overlay(ElementKind::vertex, label, it == vertex_props_.end() ? std::nullopt : std::optional(it->second.view()),
+                properties.view(), v);
   vertex_props_.insert_or_assign(v, std::move(properties));
 }
 
 void Overlay::set_edge_properties(Slot e, PackedProperties properties) {
-  const LabelId label = edge_record(e).label;
+  const LabelId label = edge_label(e);
   if (is_new_edge(e)) {
     auto& rec = new_edges_[e - edge_base_];
-    index_overlay(ElementKind::edge, label, &rec.properties, &properties, e);
+    index_overlay(ElementKind::edge, label, rec.properties.view(), properties.view(), e);
     rec.properties = std::move(properties);
     return;
   }
   auto it = edge_props_.find(e);
-  index_overlay(ElementKind::edge, label, it == edge_props_.end() ? nullptr : &it->second, &properties, e);
+  index_overlay(ElementKind::edge, label, it == edge_props_.end() ? std::nullopt : std::optional(it->second.view()),
+                properties.view(), e);
   edge_props_.insert_or_assign(e, std::move(properties));
 }
 
 void Overlay::remove_edge(Slot e) {
-  const EdgeRecord& rec = edge_record(e);
-  const Slot from = rec.from;
-  const Slot to = rec.to;
-  const LabelId label = rec.label;
+  const Slot from = edge_from(e);
+  const Slot to = edge_to(e);
+  const LabelId label = edge_label(e);
   if (is_new_edge(e)) {
     auto& mine = new_edges_[e - edge_base_];
-    index_overlay(ElementKind::edge, label, &mine.properties, nullptr, e);
+    index_overlay(ElementKind::edge, label, mine.properties.view(), std::nullopt, e);
     mine.alive = false;
     mine.properties = {};
     if (e - edge_base_ < linked_edges_) {  // already in the read lists
@@ -199,7 +193,7 @@ void Overlay::remove_edge(Slot e) {
     }
   } else {
     if (auto it = edge_props_.find(e); it != edge_props_.end()) {
-      index_overlay(ElementKind::edge, label, &it->second, nullptr, e);
+      index_overlay(ElementKind::edge, label, it->second.view(), std::nullopt, e);
       edge_props_.erase(it);
     }
     deleted_edges_.insert(e);
@@ -223,12 +217,12 @@ void Overlay::remove_vertex(Slot v) {
   const LabelId label = vertex_label(v);
   if (is_new_vertex(v)) {
     auto& rec = new_vertices_[v - vertex_base_];
-    index_overlay(ElementKind::vertex, label, &rec.properties, nullptr, v);
+    index_overlay(ElementKind::vertex, label, rec.properties.view(), std::nullopt, v);
     rec.alive = false;
     rec.properties = {};
   } else {
     if (auto it = vertex_props_.find(v); it != vertex_props_.end()) {
-      index_overlay(ElementKind::vertex, label, &it->second, nullptr, v);
+      index_overlay(ElementKind::vertex, label, it->second.view(), std::nullopt, v);
       vertex_props_.erase(it);
     }
     deleted_vertices_.insert(v);
@@ -238,28 +232,28 @@ void Overlay::remove_vertex(Slot v) {
   --label_delta(ElementKind::vertex, label);
 }
 
-bool Overlay::apply(Store& store) {
-  // A snapshot of the adjacency has one list per vertex slot: new vertices make it stale too.
-  const bool adjacency_changed =
-      !new_vertices_.empty() || !new_edges_.empty() || !deleted_edges_.empty() || !deleted_vertices_.empty();
+void Overlay::apply(Store& store) {
   if (labels_) store.labels = std::move(*labels_);
   for (Slot e : deleted_edges_) store.remove_edge(e);
   for (Slot v : deleted_vertices_) store.remove_isolated_vertex(v);
-  for (auto& [v, props] : vertex_props_) store.set_vertex_properties(v, std::move(props));
-  for (auto& [e, props] : edge_props_) store.set_edge_properties(e, std::move(props));
-  make_room(store.vertices, new_vertices_.size());
-  for (auto& rec : new_vertices_) store.push_vertex(std::move(rec));
-  make_room(store.edges, new_edges_.size());
-  for (Slot i = 0; i < new_edges_.size(); ++i) {
-    auto& rec = new_edges_[i];
-    // The new edge has the largest id so far: appending keeps every list in id order.
+  for (auto& [v, props] : vertex_props_) store.set_vertex_properties(v, props.view());
+  for (auto& [e, props] : edge_props_) store.set_edge_properties(e, props.view());
+  store.reserve(new_vertices_.size(), new_edges_.size());
+  for (const auto& rec : new_vertices_) {
     if (rec.alive) {
-      const Slot e = edge_base_ + i;
-      store.vertices[rec.from].out.push_back(AdjEntry{e, rec.to, rec.label});
-      store.vertices[rec.to].in.push_back(AdjEntry{e, rec.from, rec.label});
+      store.push_vertex(rec.label, rec.properties.view());
+    } else {
+      store.push_dead_vertex();
     }
-    store.push_edge(std::move(rec), true);
   }
+  for (const auto& rec : new_edges_) {
+    if (rec.alive) {
+      store.push_edge(rec.from, rec.to, rec.label, rec.properties.view());
+    } else {
+      store.push_dead_edge();
+    }
+  }
+  store.link_if_few();
   ++store.version;
   // Spent: nothing is left to apply or burn.
   new_vertices_.clear();
@@ -268,15 +262,13 @@ bool Overlay::apply(Store& store) {
   edge_props_.clear();
   deleted_vertices_.clear();
   deleted_edges_.clear();
-  return adjacency_changed;
 }
 
-bool Overlay::burn(Store& store) {
-  if (new_vertices_.empty() && new_edges_.empty()) return false;
-  for (std::size_t i = 0; i < new_vertices_.size(); ++i) store.push_vertex(VertexRecord{});
-  for (std::size_t i = 0; i < new_edges_.size(); ++i) store.push_edge(EdgeRecord{}, true);
+void Overlay::burn(Store& store) {
+  if (new_vertices_.empty() && new_edges_.empty()) return;
+  for (std::size_t i = 0; i < new_vertices_.size(); ++i) store.push_dead_vertex();
+  for (std::size_t i = 0; i < new_edges_.size(); ++i) store.push_dead_edge();
   ++store.version;
-  return true;
 }
 
 }  // namespace propgraph::detail

@@ -25,8 +25,8 @@ class Overlay {
  public:
   explicit Overlay(const Store& store) noexcept
       : store_(&store),
-        vertex_base_(static_cast<Slot>(store.vertices.size())),
-        edge_base_(static_cast<Slot>(store.edges.size())) {}
+        vertex_base_(static_cast<Slot>(store.vertex_slots())),
+        edge_base_(static_cast<Slot>(store.edge_slots())) {}
   Overlay(const Overlay&) = delete;
   Overlay& operator=(const Overlay&) = delete;
 
@@ -50,27 +50,29 @@ class Overlay {
 
   [[nodiscard]] bool vertex_alive(Slot v) const noexcept {
     if (is_new_vertex(v)) return new_vertex(v).alive;
-    return store_->vertices[v].alive && !deleted_vertices_.contains(v);
+    return store_->vertex_alive(v) && (deleted_vertices_.empty() || !deleted_vertices_.contains(v));
   }
   [[nodiscard]] LabelId vertex_label(Slot v) const noexcept {
-    return is_new_vertex(v) ? new_vertex(v).label : store_->vertices[v].label;
+    return is_new_vertex(v) ? new_vertex(v).label : store_->vertex_label(v);
   }
-  [[nodiscard]] const PackedProperties& vertex_properties(Slot v) const noexcept {
-    if (is_new_vertex(v)) return new_vertex(v).properties;
-    if (auto it = vertex_props_.find(v); it != vertex_props_.end()) return it->second;
-    return store_->vertices[v].properties;
+  [[nodiscard]] PackedView vertex_properties(Slot v) const noexcept {
+    if (is_new_vertex(v)) return new_vertex(v).properties.view();
+    if (auto it = vertex_props_.find(v); it != vertex_props_.end()) return it->second.view();
+    return store_->vertex_properties(v);
   }
   [[nodiscard]] bool edge_alive(Slot e) const noexcept {
     if (is_new_edge(e)) return new_edge(e).alive;
-    return store_->edges[e].alive && !deleted_edges_.contains(e);
+    return store_->edge_alive(e) && (deleted_edges_.empty() || !deleted_edges_.contains(e));
   }
-  [[nodiscard]] const EdgeRecord& edge_record(Slot e) const noexcept {
-    return is_new_edge(e) ? new_edge(e) : store_->edges[e];
+  [[nodiscard]] LabelId edge_label(Slot e) const noexcept {
+    return is_new_edge(e) ? new_edge(e).label : store_->edge_label(e);
   }
-  [[nodiscard]] const PackedProperties& edge_properties(Slot e) const noexcept {
-    if (is_new_edge(e)) return new_edge(e).properties;
-    if (auto it = edge_props_.find(e); it != edge_props_.end()) return it->second;
-    return store_->edges[e].properties;
+  [[nodiscard]] Slot edge_from(Slot e) const noexcept { return is_new_edge(e) ? new_edge(e).from : store_->edge_from(e); }
+  [[nodiscard]] Slot edge_to(Slot e) const noexcept { return is_new_edge(e) ? new_edge(e).to : store_->edge_to(e); }
+  [[nodiscard]] PackedView edge_properties(Slot e) const noexcept {
+    if (is_new_edge(e)) return new_edge(e).properties.view();
+    if (auto it = edge_props_.find(e); it != edge_props_.end()) return it->second.view();
+    return store_->edge_properties(e);
   }
   [[nodiscard]] std::int64_t live_vertices() const noexcept { return store_->live_vertices + vertex_delta_; }
   [[nodiscard]] std::int64_t live_edges() const noexcept { return store_->live_edges + edge_delta_; }
@@ -102,6 +104,11 @@ class Overlay {
 
   /// The label's id, interning it in the overlay's own copy of the label table when new.
   LabelId intern(std::string_view label);
+  /// Room for this many more new elements (a bulk write).
+  void reserve(std::size_t vertices, std::size_t edges) {
+    new_vertices_.reserve(new_vertices_.size() + vertices);
+    new_edges_.reserve(new_edges_.size() + edges);
+  }
   Slot add_vertex(LabelId label, PackedProperties properties);
   Slot add_edge(Slot from, Slot to, LabelId label, PackedProperties properties);
   void set_vertex_properties(Slot v, PackedProperties properties);
@@ -122,12 +129,11 @@ class Overlay {
   // -- committing (MemoryGraph::commit, under the exclusive lock) ---------------------------------
 
   /// Applies every pending change to the store the overlay was made over; the overlay is
-  /// spent afterwards. Returns whether the adjacency (its vertices or edges) changed. Cannot
-  /// fail but for bad_alloc.
-  bool apply(Store& store);
-  /// Burns the slots the overlay handed out (dead records), so that their ids are never issued
-  /// again; nothing else of the overlay reaches the store. Returns whether the store changed.
-  bool burn(Store& store);
+  /// spent afterwards. Cannot fail but for bad_alloc.
+  void apply(Store& store);
+  /// Burns the slots the overlay handed out (dead slots), so that their ids are never issued
+  /// again; nothing else of the overlay reaches the store.
+  void burn(Store& store);
 
  private:
   using Lists = std::pair<std::vector<AdjEntry>, std::vector<AdjEntry>>;
@@ -135,17 +141,23 @@ class Overlay {
   /// Puts the edges added since the last call into added_out_/added_in_.
   void link_pending() const;
   void touched(Slot v) const { merged_.erase(v); }
-  void index_overlay(ElementKind kind, LabelId label, const PackedProperties* before, const PackedProperties* after,
-                     Slot slot);
+  void index_overlay(ElementKind kind, LabelId label, std::optional<PackedView> before,
+                     std::optional<PackedView> after, Slot slot);
   std::int64_t& label_delta(ElementKind kind, LabelId label) {
-    return (kind == ElementKind::vertex ? vertex_label_delta_ : edge_label_delta_)[label];
+    // Bulk writes change one label again and again: the last counter is kept at hand (map
+    // values stay in place).
+    auto& last = kind == ElementKind::vertex ? last_vertex_delta_ : last_edge_delta_;
+    if (last.second == nullptr || last.first != label) {
+      last = {label, &(kind == ElementKind::vertex ? vertex_label_delta_ : edge_label_delta_)[label]};
+    }
+    return *last.second;
   }
 
   const Store* store_;
   Slot vertex_base_;
   Slot edge_base_;
   std::optional<LabelTable> labels_;  // copy of the store's table once a label is interned
-  LargeVector<VertexRecord> new_vertices_;  // their out/in stay empty: see added_out_
+  LargeVector<VertexRecord> new_vertices_;  // their adjacency: see added_out_
   LargeVector<EdgeRecord> new_edges_;
   std::unordered_map<Slot, PackedProperties> vertex_props_;  // committed vertices, new properties
   std::unordered_map<Slot, PackedProperties> edge_props_;
@@ -163,6 +175,8 @@ class Overlay {
   std::int64_t edge_delta_ = 0;
   std::unordered_map<LabelId, std::int64_t> vertex_label_delta_;
   std::unordered_map<LabelId, std::int64_t> edge_label_delta_;
+  std::pair<LabelId, std::int64_t*> last_vertex_delta_{0, nullptr};
+  std::pair<LabelId, std::int64_t*> last_edge_delta_{0, nullptr};
   // Values of indexed keys held by overlay elements: index -> value key -> ascending slots.
   std::unordered_map<const PropertyIndex*, std::unordered_map<std::string, std::vector<Slot>>> overlay_index_;
 };
@@ -172,9 +186,9 @@ void Overlay::for_each_member(ElementKind kind, LabelId label, Fn&& fn) const {
   const bool vertices = kind == ElementKind::vertex;
   const auto& table = vertices ? store_->vertices_by_label : store_->edges_by_label;
   if (label < table.size()) {
-    for (Slot s : table[label].slots) {
+    table[label].slots.for_each([&](Slot s) {
       if (vertices ? vertex_alive(s) : edge_alive(s)) fn(s);
-    }
+    });
   }
   if (vertices) {
     for (Slot i = 0; i < new_vertices_.size(); ++i) {
@@ -207,15 +221,15 @@ class TxView {
   [[nodiscard]] std::size_t vertex_slots() const noexcept { return o_.vertex_slots(); }
   [[nodiscard]] bool vertex_alive(Slot v) const noexcept { return o_.vertex_alive(v); }
   [[nodiscard]] LabelId vertex_label(Slot v) const noexcept { return o_.vertex_label(v); }
-  [[nodiscard]] const PackedProperties& vertex_properties(Slot v) const noexcept { return o_.vertex_properties(v); }
+  [[nodiscard]] PackedView vertex_properties(Slot v) const noexcept { return o_.vertex_properties(v); }
   [[nodiscard]] std::int64_t live_vertices() const noexcept { return o_.live_vertices(); }
 
   [[nodiscard]] std::size_t edge_slots() const noexcept { return o_.edge_slots(); }
   [[nodiscard]] bool edge_alive(Slot e) const noexcept { return o_.edge_alive(e); }
-  [[nodiscard]] LabelId edge_label(Slot e) const noexcept { return o_.edge_record(e).label; }
-  [[nodiscard]] Slot edge_from(Slot e) const noexcept { return o_.edge_record(e).from; }
-  [[nodiscard]] Slot edge_to(Slot e) const noexcept { return o_.edge_record(e).to; }
-  [[nodiscard]] const PackedProperties& edge_properties(Slot e) const noexcept { return o_.edge_properties(e); }
+  [[nodiscard]] LabelId edge_label(Slot e) const noexcept { return o_.edge_label(e); }
+  [[nodiscard]] Slot edge_from(Slot e) const noexcept { return o_.edge_from(e); }
+  [[nodiscard]] Slot edge_to(Slot e) const noexcept { return o_.edge_to(e); }
+  [[nodiscard]] PackedView edge_properties(Slot e) const noexcept { return o_.edge_properties(e); }
   [[nodiscard]] std::int64_t live_edges() const noexcept { return o_.live_edges(); }
 
   template <typename Fn>
@@ -236,12 +250,14 @@ class TxView {
   decltype(auto) with_adjacency(Fn&& fn) const {
     return fn(OverlayAdjacency{&o_});
   }
-  template <typename Adjacency>
-  void note_work(const Adjacency&, std::uint64_t) const noexcept {}
-  [[nodiscard]] std::uint64_t full_pass() const noexcept { return 0; }
-  void prefetch_vertex(Slot) const noexcept {}
+  /// Cache hints for committed elements (the overlay's own are in its vectors).
+  void prefetch_vertex(Slot v) const noexcept {
+    if (!o_.is_new_vertex(v)) o_.store().prefetch_vertex(v);
+  }
   void prefetch_payload(Slot) const noexcept {}
-  void prefetch_edge(Slot) const noexcept {}
+  void prefetch_edge(Slot e) const noexcept {
+    if (!o_.is_new_edge(e)) o_.store().prefetch_edge(e);
+  }
   void prefetch_edge_payload(Slot) const noexcept {}
   template <typename Adjacency>
   static constexpr bool lists_in_records = false;
@@ -256,20 +272,21 @@ void TxView::scan(ElementKind kind, LabelId label, const Properties& filter, con
   if (label == kUnknownLabel) return;
   const Store& s = o_.store();
   const bool vertices = kind == ElementKind::vertex;
-  const std::vector<Slot>* committed = index_candidates(vertices ? s.vertex_indexes : s.edge_indexes, label, filter);
-  if (committed == nullptr) {
-    const auto& table = vertices ? s.vertices_by_label : s.edges_by_label;
-    static const std::vector<Slot> none;
-    committed = label < table.size() ? &table[label].slots : &none;
-  }
+  const Slot first = slot_after(*this, kind, page.after);
   std::vector<Slot> candidates = o_.touched_members(kind, label);
-  candidates.insert(candidates.end(), committed->begin(), committed->end());
+  if (const std::vector<Slot>* bucket = index_candidates(vertices ? s.vertex_indexes : s.edge_indexes, label, filter)) {
+    candidates.insert(candidates.end(), std::lower_bound(bucket->begin(), bucket->end(), first), bucket->end());
+  } else if (const auto& table = vertices ? s.vertices_by_label : s.edges_by_label; label < table.size()) {
+    table[label].slots.for_each_from(first, [&](Slot x) {
+      candidates.push_back(x);
+      return true;
+    });
+  }
   std::sort(candidates.begin(), candidates.end());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   std::size_t taken = 0;
   DeadlineTicker ticker("label scan");
-  for (auto it = first_after(*this, kind, candidates.begin(), candidates.end(), page.after); it != candidates.end();
-       ++it) {
+  for (auto it = std::lower_bound(candidates.begin(), candidates.end(), first); it != candidates.end(); ++it) {
     ticker.tick();
     const Slot x = *it;
     if (!(vertices ? vertex_alive(x) : edge_alive(x))) continue;

@@ -112,7 +112,7 @@ std::vector<Edge> incident_edges(const View& g, const ElementId& vertex, const E
         ++o;
         ++i;
       }
-      if (l != kAnyLabel && a->label != l) continue;  // the list carries the label
+      if (!has_label(g, *a, l)) continue;  // the list carries the label
       slots.push_back(a->edge);
       if (slots.size() == query.page.limit) break;
     }
@@ -133,7 +133,7 @@ std::optional<Degree> degree_centrality(const View& g, const ElementId& id, cons
   return g.with_adjacency([&](const auto& adj) {
     auto count = [&](std::span<const AdjEntry> list) {
       return static_cast<std::int64_t>(
-          std::count_if(list.begin(), list.end(), [&](const AdjEntry& a) { return l == kAnyLabel || a.label == l; }));
+          std::count_if(list.begin(), list.end(), [&](const AdjEntry& a) { return has_label(g, a, l); }));
     };
     Degree d{id, 0, 0};
     if (options.direction != Direction::out) d.in = count(adj.in(v));

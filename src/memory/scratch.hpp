@@ -17,6 +17,7 @@ struct Marks {
   LargeVector<std::uint32_t> stamp;
   LargeVector<Slot> parent;       // parent vertex
   LargeVector<Slot> parent_edge;  // edge used to reach the vertex
+  LargeVector<Slot> order;        // breadth_first: the vertex's position in the queue
   std::vector<Slot> queue;         // traversal order, reused across calls
   std::vector<Slot> queue_parent;  // breadth_first: parent of queue[i], read in order
   std::vector<int> queue_depth;    // breadth_first: depth of queue[i]
@@ -27,6 +28,7 @@ struct Marks {
       stamp.resize(n, 0);
       parent.resize(n);
       parent_edge.resize(n);
+      order.resize(n);
     }
     if (++epoch == 0) {
       std::fill(stamp.begin(), stamp.end(), 0);

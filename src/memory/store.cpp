@@ -8,46 +8,31 @@ namespace propgraph::detail {
 
 namespace {
 
+/// Edges that may wait for the next read of adjacency instead of being linked by their commit.
+constexpr std::size_t kLinkAtCommit = 4096;
+
 LabelMembers& members(std::vector<LabelMembers>& table, LabelId label) {
   if (table.size() <= label) table.resize(label + 1);
   return table[label];
-}
-
-void join(std::vector<LabelMembers>& table, LabelId label, Slot slot) {
-  auto& m = members(table, label);
-  m.slots.push_back(slot);
-  ++m.live;
-}
-
-template <typename Records>
-void leave(std::vector<LabelMembers>& table, LabelId label, const Records& records) {
-  auto& m = table[label];
-  --m.live;
-  // Compact once dead slots outnumber live ones: amortised O(1) per delete.
-  if (++m.dead > m.live && m.dead > 16) {
-    std::erase_if(m.slots, [&](Slot s) { return !records[s].alive; });
-    m.dead = 0;
-  }
 }
 
 std::vector<PropertyIndex>* indexes_of(IndexTable& table, LabelId label) {
   return label < table.size() && !table[label].empty() ? &table[label] : nullptr;
 }
 
-void index_element(IndexTable& table, LabelId label, const PackedProperties& props, Slot slot) {
+void index_element(IndexTable& table, LabelId label, PackedView props, Slot slot) {
   if (auto* list = indexes_of(table, label)) {
     for (auto& index : *list) index.add(props.index_key(index.key()), slot);
   }
 }
 
-void unindex_element(IndexTable& table, LabelId label, const PackedProperties& props, Slot slot) {
+void unindex_element(IndexTable& table, LabelId label, PackedView props, Slot slot) {
   if (auto* list = indexes_of(table, label)) {
     for (auto& index : *list) index.remove(props.index_key(index.key()), slot);
   }
 }
 
-void reindex(IndexTable& table, LabelId label, const PackedProperties& before, const PackedProperties& after,
-             Slot slot) {
+void reindex(IndexTable& table, LabelId label, PackedView before, PackedView after, Slot slot) {
   if (auto* list = indexes_of(table, label)) {
     for (auto& index : *list) {
       auto old_key = before.index_key(index.key());
@@ -59,135 +44,199 @@ void reindex(IndexTable& table, LabelId label, const PackedProperties& before, c
   }
 }
 
-void unlink(std::vector<AdjEntry>& list, Slot edge) {
-  auto it = std::lower_bound(list.begin(), list.end(), edge, [](const AdjEntry& a, Slot e) { return a.edge < e; });
-  if (it != list.end() && it->edge == edge) list.erase(it);
-}
-
 }  // namespace
 
-void Store::push_vertex(VertexRecord record) {
-  const auto slot = static_cast<Slot>(vertices.size());
-  const bool alive = record.alive;
-  const LabelId label = record.label;
-  vertices.push_back(std::move(record));
-  if (!alive) return;
-  index_element(vertex_indexes, label, vertices.back().properties, slot);
+void Store::join(std::vector<LabelMembers>& table, LabelId label, Slot slot) {
+  auto& m = members(table, label);
+  m.slots.push_back(slot);
+  ++m.live;
+}
+
+template <typename IsAlive>
+void Store::leave(std::vector<LabelMembers>& table, LabelId label, IsAlive&& alive) {
+  auto& m = table[label];
+  --m.live;
+  // Compact once dead slots outnumber live ones: amortised O(1) per delete.
+  if (++m.dead > m.live && m.dead > 16) {
+    m.slots.erase_if([&](Slot s) { return !alive(s); });
+    m.dead = 0;
+  }
+}
+
+std::size_t Store::table_bytes() const noexcept {
+  return vertices_.size() * sizeof(VertexSlot) + vertex_alive_.size() * 8 + edges_.size() * sizeof(EdgeSlot) +
+         (out_.capacity_entries() + in_.capacity_entries()) * sizeof(AdjEntry) + heap_.words() * 4;
+}
+
+void Store::reserve(std::size_t more_vertices, std::size_t more_edges) {
+  vertices_.reserve(vertices_.size() + more_vertices);
+  edges_.reserve(edges_.size() + more_edges);
+}
+
+Slot Store::push_vertex(LabelId label, PackedView properties) {
+  const auto slot = static_cast<Slot>(vertices_.size());
+  VertexSlot rec;
+  rec.label = label + 1;
+  rec.properties.assign(properties.bytes(), heap_);
+  grow_alive_bits(slot);
+  vertices_.push_back(rec);
+  mark_vertex(slot, true);
+  index_element(vertex_indexes, label, properties, slot);
   join(vertices_by_label, label, slot);
   ++live_vertices;
+  return slot;
 }
 
-void Store::push_edge(EdgeRecord record, bool linked) {
-  const auto slot = static_cast<Slot>(edges.size());
-  edges.push_back(std::move(record));
-  const EdgeRecord& rec = edges.back();
-  if (!rec.alive) return;
-  if (!linked) {
-    vertices[rec.from].out.push_back(AdjEntry{slot, rec.to, rec.label});
-    vertices[rec.to].in.push_back(AdjEntry{slot, rec.from, rec.label});
-  }
-  index_element(edge_indexes, rec.label, rec.properties, slot);
-  join(edges_by_label, rec.label, slot);
+Slot Store::push_edge(Slot from, Slot to, LabelId label, PackedView properties) {
+  const auto slot = static_cast<Slot>(edges_.size());
+  edges_.push_back(EdgeSlot{from, to, label + 1, heap_.store(properties.bytes())});
+  index_element(edge_indexes, label, properties, slot);
+  join(edges_by_label, label, slot);
   ++live_edges;
+  return slot;
 }
 
-void Store::set_vertex_properties(Slot v, PackedProperties properties) {
-  auto& rec = vertices[v];
-  reindex(vertex_indexes, rec.label, rec.properties, properties, v);
-  rec.properties = std::move(properties);
+void Store::push_dead_vertex() {
+  grow_alive_bits(static_cast<Slot>(vertices_.size()));
+  vertices_.push_back(VertexSlot{});
 }
 
-void Store::set_edge_properties(Slot e, PackedProperties properties) {
-  auto& rec = edges[e];
-  reindex(edge_indexes, rec.label, rec.properties, properties, e);
-  rec.properties = std::move(properties);
+void Store::push_dead_edge() {
+  const bool was_linked = linked();
+  edges_.push_back(EdgeSlot{});
+  if (was_linked) linked_edges_ = edges_.size();  // nothing to link for a dead slot
+}
+
+void Store::set_vertex_properties(Slot v, PackedView properties) {
+  auto& rec = vertices_[v];
+  reindex(vertex_indexes, rec.label - 1, rec.properties.view(heap_), properties, v);
+  rec.properties.clear(heap_);
+  rec.properties.assign(properties.bytes(), heap_);
+}
+
+void Store::set_edge_properties(Slot e, PackedView properties) {
+  reindex(edge_indexes, edges_[e].label - 1, heap_.view(edges_[e].properties), properties, e);
+  const PropertyHandle old = edges_[e].properties;
+  const PropertyHandle fresh = heap_.store(properties.bytes());
+  heap_.free(old);
+  edges_[e].properties = fresh;
 }
 
 void Store::remove_edge(Slot e) {
-  auto& rec = edges[e];
-  unlink(vertices[rec.from].out, e);
-  unlink(vertices[rec.to].in, e);
-  unindex_element(edge_indexes, rec.label, rec.properties, e);
-  rec.alive = false;
-  rec.properties = {};
+  const EdgeSlot rec = edges_[e];
+  const LabelId label = rec.label - 1;
+  if (e < linked_edges_) {
+    out_.erase(vertices_[rec.from].out, e);
+    in_.erase(vertices_[rec.to].in, e);
+  }
+  unindex_element(edge_indexes, label, heap_.view(rec.properties), e);
+  heap_.free(rec.properties);
+  edges_[e] = EdgeSlot{};
   --live_edges;
-  leave(edges_by_label, rec.label, edges);
+  leave(edges_by_label, label, [&](Slot s) { return edge_alive(s); });
 }
 
 void Store::remove_isolated_vertex(Slot v) {
-  auto& rec = vertices[v];
-  unindex_element(vertex_indexes, rec.label, rec.properties, v);
-  rec.alive = false;
-  rec.properties = {};
-  rec.out = {};
-  rec.in = {};
+  auto& rec = vertices_[v];
+  const LabelId label = rec.label - 1;
+  unindex_element(vertex_indexes, label, rec.properties.view(heap_), v);
+  rec.properties.clear(heap_);
+  out_.release(rec.out);
+  in_.release(rec.in);
+  rec = VertexSlot{};
+  mark_vertex(v, false);
   --live_vertices;
-  leave(vertices_by_label, rec.label, vertices);
+  leave(vertices_by_label, label, [&](Slot s) { return vertex_alive(s); });
 }
 
-void Store::rebuild() {
-  const std::size_t n = vertices.size();
-  std::vector<std::uint32_t> out_degree(n, 0);
-  std::vector<std::uint32_t> in_degree(n, 0);
-  for (Slot e = 0; e < edges.size(); ++e) {
-    const auto& rec = edges[e];
-    if (!rec.alive) continue;
-    if (rec.from >= n || rec.to >= n || !vertices[rec.from].alive || !vertices[rec.to].alive) {
-      throw StorageError(fmt::format("edge slot {} joins vertex slots {} and {}, which do not both exist", e, rec.from,
-                                     rec.to));
-    }
-    ++out_degree[rec.from];
-    ++in_degree[rec.to];
+void Store::link() {
+  const std::size_t n = edges_.size();
+  const std::size_t waiting = n - linked_edges_;
+  if (waiting == 0) return;
+  if (4 * waiting >= linked_edges_ + vertices_.size()) {
+    rebuild_lists();
+    return;
   }
-  for (Slot v = 0; v < n; ++v) {
-    auto& rec = vertices[v];
-    rec.out.clear();
-    rec.in.clear();
-    rec.out.reserve(out_degree[v]);
-    rec.in.reserve(in_degree[v]);
+  for (std::size_t e = linked_edges_; e < n; ++e) {
+    const EdgeSlot& rec = edges_[e];
+    if (rec.label == 0) continue;
+    const auto slot = static_cast<Slot>(e);
+    out_.append(vertices_[rec.from].out, AdjEntry{slot, rec.to, rec.label - 1});
+    in_.append(vertices_[rec.to].in, AdjEntry{slot, rec.from, rec.label - 1});
   }
-  for (Slot e = 0; e < edges.size(); ++e) {  // ascending: every list ends up in edge-id order
-    const auto& rec = edges[e];
-    if (!rec.alive) continue;
-    vertices[rec.from].out.push_back(AdjEntry{e, rec.to, rec.label});
-    vertices[rec.to].in.push_back(AdjEntry{e, rec.from, rec.label});
+  linked_edges_ = n;
+}
+
+void Store::link_if_few() {
+  if (edges_.size() - linked_edges_ <= kLinkAtCommit) link();
+}
+
+void Store::rebuild_lists() {
+  const std::size_t n = vertices_.size();
+  const std::size_t m = edges_.size();
+  std::vector<std::uint32_t> out_cursor(n, 0);
+  std::vector<std::uint32_t> in_cursor(n, 0);
+  for (std::size_t e = 0; e < m; ++e) {
+    const EdgeSlot& rec = edges_[e];
+    if (rec.label == 0) continue;
+    ++out_cursor[rec.from];
+    ++in_cursor[rec.to];
   }
-  vertices_by_label.assign(labels.size(), {});
-  edges_by_label.assign(labels.size(), {});
-  // Sized exactly first: the member lists of big labels would otherwise be copied as they grow.
-  for (const auto& rec : vertices) {
-    if (rec.alive) ++vertices_by_label[rec.label].live;
+  // The degrees lay the lists out; then each cursor becomes its list's first entry.
+  out_.build(out_cursor, [&](std::size_t v, AdjList l) { vertices_[v].out = l; });
+  in_.build(in_cursor, [&](std::size_t v, AdjList l) { vertices_[v].in = l; });
+  for (std::size_t v = 0; v < n; ++v) {
+    out_cursor[v] = vertices_[v].out.offset;
+    in_cursor[v] = vertices_[v].in.offset;
   }
-  for (const auto& rec : edges) {
-    if (rec.alive) ++edges_by_label[rec.label].live;
+  AdjEntry* out = out_.entries();
+  AdjEntry* in = in_.entries();
+  for (std::size_t e = 0; e < m; ++e) {  // ascending: every list ends up in edge-id order
+    const EdgeSlot& rec = edges_[e];
+    if (rec.label == 0) continue;
+    const auto slot = static_cast<Slot>(e);
+    out[out_cursor[rec.from]++] = AdjEntry{slot, rec.to, rec.label - 1};
+    in[in_cursor[rec.to]++] = AdjEntry{slot, rec.from, rec.label - 1};
   }
-  for (auto* table : {&vertices_by_label, &edges_by_label}) {
-    for (auto& m : *table) {
-      m.slots.reserve(static_cast<std::size_t>(m.live));
-      m.live = 0;
-    }
-  }
-  live_vertices = 0;
-  live_edges = 0;
-  for (auto* table : {&vertex_indexes, &edge_indexes}) {
+  linked_edges_ = m;
+}
+
+void Store::assign(StoreRecords&& records) {
+  Store s;
+  s.labels = std::move(records.labels);
+  s.vertex_indexes = std::move(records.vertex_indexes);
+  s.edge_indexes = std::move(records.edge_indexes);
+  for (auto* table : {&s.vertex_indexes, &s.edge_indexes}) {
     for (auto& list : *table) {
       for (auto& index : list) index = PropertyIndex(index.key(), index.unique());
     }
   }
-  for (Slot v = 0; v < n; ++v) {
-    const auto& rec = vertices[v];
-    if (!rec.alive) continue;
-    join(vertices_by_label, rec.label, v);
-    index_element(vertex_indexes, rec.label, rec.properties, v);
-    ++live_vertices;
+  const std::size_t n = records.vertices.size();
+  s.vertices_.reserve(n);
+  s.vertex_alive_.reserve(n / 64 + 1);
+  for (const VertexRecord& rec : records.vertices) {
+    if (rec.alive) {
+      s.push_vertex(rec.label, rec.properties.view());
+    } else {
+      s.push_dead_vertex();
+    }
   }
-  for (Slot e = 0; e < edges.size(); ++e) {
-    const auto& rec = edges[e];
-    if (!rec.alive) continue;
-    join(edges_by_label, rec.label, e);
-    index_element(edge_indexes, rec.label, rec.properties, e);
-    ++live_edges;
+  s.edges_.reserve(records.edges.size());
+  for (std::size_t e = 0; e < records.edges.size(); ++e) {
+    const EdgeRecord& rec = records.edges[e];
+    if (!rec.alive) {
+      s.edges_.push_back(EdgeSlot{});
+      continue;
+    }
+    if (rec.from >= n || rec.to >= n || !s.vertex_alive(rec.from) || !s.vertex_alive(rec.to)) {
+      throw StorageError(fmt::format("edge slot {} joins vertex slots {} and {}, which do not both exist", e, rec.from,
+                                     rec.to));
+    }
+    s.push_edge(rec.from, rec.to, rec.label, rec.properties.view());
   }
+  s.rebuild_lists();
+  s.version = version + 1;
+  *this = std::move(s);
 }
 
 }  // namespace propgraph::detail

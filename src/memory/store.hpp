@@ -1,47 +1,49 @@
-// MemoryGraph's storage: slot vectors of vertex and edge records with per-vertex adjacency
-// lists kept in edge-id order. Slots are never reused, so an id stays unique for the life of
+// MemoryGraph's storage: a slot per vertex (48 bytes: label, adjacency headers, small
+// properties inline) and per edge (16 bytes: endpoints, label, property handle), the adjacency
+// lists in an arena (adjacency.hpp), larger property maps in a heap (property_heap.hpp), and
+// per label the slots holding it. Slots are never reused, so an id stays unique for the life of
 // the graph. Not thread-safe by itself; MemoryGraph guards it with a reader/writer lock.
+//
+// Edges reach the adjacency lists in bulk: a commit of many edges only appends their slots, and
+// link() puts every edge not yet linked into the lists before the next read of adjacency, as a
+// counting sort over the whole graph when they are many (lists then lie in vertex order, exactly
+// sized, like a compressed-sparse-row graph), one append per edge when they are few.
 #pragma once
 
 #include <algorithm>
-#include <optional>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
-#include <utility>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "memory/adjacency.hpp"
 #include "memory/large_block_allocator.hpp"
+#include "memory/mapped_array.hpp"
+#include "memory/property_heap.hpp"
+#include "memory/slot_runs.hpp"
 #include "packed_properties.hpp"
 #include "propgraph/model.hpp"
 #include "propgraph/options.hpp"
 
 namespace propgraph::detail {
 
-using Slot = std::uint32_t;
-using LabelId = std::uint32_t;
-
 /// Matches every label in a filter.
 inline constexpr LabelId kAnyLabel = std::numeric_limits<LabelId>::max();
 /// A label that was asked for but has never been used: matches nothing.
 inline constexpr LabelId kUnknownLabel = kAnyLabel - 1;
+/// Slots (of either kind) a store can hold: label membership keeps slots in 31 bits.
+inline constexpr std::size_t kMaxSlots = (std::size_t{1} << 31) - 2;
 
-/// One adjacency entry: the edge and the vertex at its other end, label copied for filtering.
-struct AdjEntry {
-  Slot edge;
-  Slot other;
-  LabelId label;
-};
-
+/// A vertex or edge as a writer (an Overlay) or recovery holds it before it joins a store.
 struct VertexRecord {
   LabelId label = 0;
   bool alive = false;
   PackedProperties properties;
-  std::vector<AdjEntry> out;  // ascending edge slot
-  std::vector<AdjEntry> in;   // ascending edge slot
 };
 
 struct EdgeRecord {
@@ -52,8 +54,26 @@ struct EdgeRecord {
   PackedProperties properties;
 };
 
+/// A vertex in the store. All zero bytes: a dead (or burned) slot.
+struct VertexSlot {
+  LabelId label = 0;  // label id + 1; 0: dead
+  AdjList out;        // ascending edge slot
+  AdjList in;         // ascending edge slot
+  InlineProperties properties;
+};
+static_assert(sizeof(VertexSlot) == 48);
+
+/// An edge in the store. All zero bytes: a dead (or burned) slot.
+struct EdgeSlot {
+  Slot from = 0;
+  Slot to = 0;
+  LabelId label = 0;  // label id + 1; 0: dead
+  PropertyHandle properties = 0;
+};
+static_assert(sizeof(EdgeSlot) == 16);
+
 /// Equality index over one property of the elements of one label: the canonical encoding of
-/// each value present (PackedProperties::index_key) to the ascending slots holding it.
+/// each value present (PackedView::index_key) to the ascending slots holding it.
 /// Elements without the property are not in it.
 class PropertyIndex {
  public:
@@ -106,9 +126,9 @@ class PropertyIndex {
 /// The property indexes of each label (indexed by LabelId), for vertices or for edges.
 using IndexTable = std::vector<std::vector<PropertyIndex>>;
 
-/// Live slots of one label, ascending; deleted slots are skipped and compacted lazily.
+/// Slots of one label, ascending; deleted slots are skipped and compacted lazily.
 struct LabelMembers {
-  std::vector<Slot> slots;
+  SlotRuns slots;
   std::int64_t live = 0;
   std::int64_t dead = 0;
 };
@@ -152,12 +172,61 @@ struct EdgeFilter {
   LabelId vertex_label = kAnyLabel;  // both endpoints must carry it
 };
 
-/// The committed graph. Changed only by its one writer (MemoryGraph's writer gate) under the
-/// exclusive lock, through the calls below; they keep label membership, indexes and counts in
-/// step with the records. None validates: callers (writes.cpp, Overlay::apply) do.
-struct Store {
+/// A graph as records (recovery reads files into one), for Store::assign.
+struct StoreRecords {
   LargeVector<VertexRecord> vertices;
   LargeVector<EdgeRecord> edges;
+  LabelTable labels;
+  IndexTable vertex_indexes;  // definitions; their entries come from the records
+  IndexTable edge_indexes;
+};
+
+/// The committed graph. Changed only by its one writer (MemoryGraph's writer gate) under the
+/// exclusive lock, through the calls below; they keep label membership, indexes and counts in
+/// step with the slots. None validates: callers (writes.cpp, Overlay::apply) do.
+class Store {
+ public:
+  Store() = default;
+  Store(Store&&) noexcept = default;
+  Store& operator=(Store&&) noexcept = default;
+
+  // -- reading ----------------------------------------------------------------------------------
+  [[nodiscard]] std::size_t vertex_slots() const noexcept { return vertices_.size(); }
+  /// From a bitmap (128 KiB a million vertices): checking many random endpoints stays in cache.
+  [[nodiscard]] bool vertex_alive(Slot v) const noexcept { return (vertex_alive_[v / 64] >> (v % 64) & 1) != 0; }
+  [[nodiscard]] LabelId vertex_label(Slot v) const noexcept { return vertices_[v].label - 1; }
+  [[nodiscard]] PackedView vertex_properties(Slot v) const noexcept { return vertices_[v].properties.view(heap_); }
+  [[nodiscard]] std::size_t edge_slots() const noexcept { return edges_.size(); }
+  [[nodiscard]] bool edge_alive(Slot e) const noexcept { return edges_[e].label != 0; }
+  [[nodiscard]] LabelId edge_label(Slot e) const noexcept { return edges_[e].label - 1; }
+  [[nodiscard]] Slot edge_from(Slot e) const noexcept { return edges_[e].from; }
+  [[nodiscard]] Slot edge_to(Slot e) const noexcept { return edges_[e].to; }
+  [[nodiscard]] PackedView edge_properties(Slot e) const noexcept { return heap_.view(edges_[e].properties); }
+
+  /// A vertex's lists; only while every edge is linked (see linked()).
+  [[nodiscard]] std::span<const AdjEntry> out(Slot v) const noexcept { return out_.list(vertices_[v].out); }
+  [[nodiscard]] std::span<const AdjEntry> in(Slot v) const noexcept { return in_.list(vertices_[v].in); }
+
+  /// Cache hints: the slot, a vertex's property bytes in the heap, its out-list entries.
+  void prefetch_vertex(Slot v) const noexcept {
+    const char* slot = reinterpret_cast<const char*>(&vertices_[v]);
+    __builtin_prefetch(slot);
+    __builtin_prefetch(slot + sizeof(VertexSlot) - 1);  // a slot may straddle two lines
+  }
+  void prefetch_vertex_payload(Slot v) const noexcept {
+    heap_.prefetch(vertices_[v].properties.handle());
+  }
+  void prefetch_out(Slot v) const noexcept { __builtin_prefetch(out_.data(vertices_[v].out)); }
+  void prefetch_edge(Slot e) const noexcept { __builtin_prefetch(&edges_[e]); }
+  void prefetch_edge_payload(Slot e) const noexcept { heap_.prefetch(edges_[e].properties); }
+
+  /// Whether every edge is in the adjacency lists. Reads of adjacency need it; link() makes it
+  /// so (exclusive access).
+  [[nodiscard]] bool linked() const noexcept { return linked_edges_ == edges_.size(); }
+
+  /// Bytes the store's tables hold (slots, lists, properties), for memory accounting.
+  [[nodiscard]] std::size_t table_bytes() const noexcept;
+
   LabelTable labels;
   std::vector<LabelMembers> vertices_by_label;  // indexed by LabelId
   std::vector<LabelMembers> edges_by_label;
@@ -168,74 +237,58 @@ struct Store {
   /// Counts applied changes: a reader that saw one version sees the same graph while it holds.
   std::uint64_t version = 0;
 
-  /// Appends a vertex record (a dead one burns its slot); `out`/`in` must already hold only live
-  /// edges in ascending id order.
-  void push_vertex(VertexRecord record);
-  /// Appends an edge record; a live one is linked at the end of its endpoints' lists (its id is
-  /// the largest) unless `linked` says the lists already hold it.
-  void push_edge(EdgeRecord record, bool linked);
+  // -- writing (exclusive access) ----------------------------------------------------------------
+  /// Room for this many more slots without moving the tables.
+  void reserve(std::size_t more_vertices, std::size_t more_edges);
+  /// Appends a live vertex.
+  Slot push_vertex(LabelId label, PackedView properties);
+  /// Appends a live edge; it reaches its endpoints' lists when the store is next linked.
+  Slot push_edge(Slot from, Slot to, LabelId label, PackedView properties);
+  /// Appends a dead slot: its id is burned, never issued.
+  void push_dead_vertex();
+  void push_dead_edge();
   /// Replaces the properties of a live element, moving it between index buckets.
-  void set_vertex_properties(Slot v, PackedProperties properties);
-  void set_edge_properties(Slot e, PackedProperties properties);
+  void set_vertex_properties(Slot v, PackedView properties);
+  void set_edge_properties(Slot e, PackedView properties);
   /// Deletes a live edge.
   void remove_edge(Slot e);
   /// Deletes a live vertex whose edges are already deleted.
   void remove_isolated_vertex(Slot v);
+  /// Puts every edge not yet linked into its endpoints' lists: appends when they are few, else
+  /// lays all lists out anew in vertex order (O(V + E)).
+  void link();
+  /// Links at once when few edges wait (a commit of a few writes), so that readers after it
+  /// find nothing to do; many wait for the next read of adjacency.
+  void link_if_few();
 
-  /// Rebuilds everything derived from the records in bulk: adjacency lists (sized exactly,
-  /// filled in edge-id order), label membership, live counts and the entries of the indexes
-  /// (whose definitions stay). For a store whose records were set directly (recovery, bulk
-  /// loads). Throws StorageError when an edge names a dead or missing vertex. O(V + E).
-  void rebuild();
-};
-
-/// The live adjacency: each vertex's own vectors.
-struct LiveAdjacency {
-  const Store* store;
-  [[nodiscard]] std::span<const AdjEntry> out(Slot v) const noexcept { return store->vertices[v].out; }
-  [[nodiscard]] std::span<const AdjEntry> in(Slot v) const noexcept { return store->vertices[v].in; }
-  void prefetch(Slot v) const noexcept { __builtin_prefetch(store->vertices[v].out.data()); }
-};
-
-/// The same lists, same order, copied into two compressed-sparse-row arrays. Per-vertex vectors
-/// lie scattered over the heap, so a traversal of a large graph pays a cache and TLB miss per
-/// vertex reading them; here the lists of all vertices are contiguous, as in Boost's
-/// compressed_sparse_row_graph. Immutable once built; any change of the adjacency makes it stale.
-class CsrAdjacency {
- public:
-  /// O(V + E).
-  explicit CsrAdjacency(const Store& store) {
-    const std::size_t n = store.vertices.size();
-    const auto total = static_cast<std::size_t>(store.live_edges);
-    fill(store, n, total, out_begin_, out_, [](const VertexRecord& r) -> const auto& { return r.out; });
-    fill(store, n, total, in_begin_, in_, [](const VertexRecord& r) -> const auto& { return r.in; });
-  }
-  [[nodiscard]] std::span<const AdjEntry> out(Slot v) const noexcept {
-    return {out_.data() + out_begin_[v], out_.data() + out_begin_[v + 1]};
-  }
-  [[nodiscard]] std::span<const AdjEntry> in(Slot v) const noexcept {
-    return {in_.data() + in_begin_[v], in_.data() + in_begin_[v + 1]};
-  }
-  void prefetch(Slot v) const noexcept { __builtin_prefetch(out_.data() + out_begin_[v]); }
+  /// Replaces the whole store with the graph the records hold, building everything derived in
+  /// bulk (adjacency in vertex order, label membership, counts, index entries). Throws
+  /// StorageError when an edge names a dead or missing vertex. O(V + E).
+  void assign(StoreRecords&& records);
 
  private:
-  template <typename List>
-  static void fill(const Store& store, std::size_t n, std::size_t total, LargeVector<std::uint32_t>& begin,
-                   LargeVector<AdjEntry>& entries, List list) {
-    begin.resize(n + 1);
-    entries.reserve(total);
-    for (std::size_t v = 0; v < n; ++v) {
-      begin[v] = static_cast<std::uint32_t>(entries.size());
-      const auto& l = list(store.vertices[v]);
-      entries.insert(entries.end(), l.begin(), l.end());
-    }
-    begin[n] = static_cast<std::uint32_t>(entries.size());
+  void join(std::vector<LabelMembers>& table, LabelId label, Slot slot);
+  template <typename IsAlive>
+  void leave(std::vector<LabelMembers>& table, LabelId label, IsAlive&& alive);
+  /// Lays out every live edge below linked_upto, in slot order, into fresh exact lists.
+  void rebuild_lists();
+
+  void mark_vertex(Slot v, bool alive) noexcept {
+    const std::uint64_t bit = std::uint64_t{1} << (v % 64);
+    vertex_alive_[v / 64] = alive ? vertex_alive_[v / 64] | bit : vertex_alive_[v / 64] & ~bit;
+  }
+  /// A new vertex slot: its bitmap word exists (zero bits for slots to come).
+  void grow_alive_bits(Slot v) {
+    if (v / 64 >= vertex_alive_.size()) vertex_alive_.push_back(0);
   }
 
-  LargeVector<std::uint32_t> out_begin_;  // n + 1 offsets into out_
-  LargeVector<AdjEntry> out_;
-  LargeVector<std::uint32_t> in_begin_;
-  LargeVector<AdjEntry> in_;
+  MappedArray<VertexSlot> vertices_;
+  MappedArray<std::uint64_t> vertex_alive_;  // a bit per vertex slot: the slot's label != 0
+  MappedArray<EdgeSlot> edges_;
+  AdjacencyArena out_;
+  AdjacencyArena in_;
+  PropertyHeap heap_;
+  std::size_t linked_edges_ = 0;  // edge slots below this are in the lists
 };
 
 }  // namespace propgraph::detail

@@ -34,6 +34,11 @@ decltype(auto) MemoryTransaction::read(std::string_view operation, Fn&& fn) {
   check_deadline(operation);
   if (overlay_) return fn(TxView(*overlay_, graph_.prefix));  // this transaction is the only writer
   std::shared_lock lock(graph_.mutex);
+  while (!graph_.store.linked()) {  // the reads of a transaction see one linked store
+    lock.unlock();
+    graph_.ensure_linked();
+    lock.lock();
+  }
   if (!read_version_) {
     read_version_ = graph_.store.version;
   } else if (*read_version_ != graph_.store.version) {
@@ -53,6 +58,7 @@ decltype(auto) MemoryTransaction::write(std::string_view operation, Fn&& fn) {
       throw TransactionConflict(fmt::format(
           "{}: the graph changed since this transaction's first read; run the transaction again", operation));
     }
+    graph_.ensure_linked();  // no edge waits while this transaction holds the gate
     overlay_ = std::make_unique<Overlay>(graph_.store);
   }
   return fn(*overlay_, TxView(*overlay_, graph_.prefix));

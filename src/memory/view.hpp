@@ -8,13 +8,13 @@
 //   live_edges(), labels(), id_prefix()
 //   for_each_member(kind, label, fn(slot)): the live elements of a label, ascending slot
 //   with_adjacency(fn(const Adjacency&)): runs fn on an adjacency (out(v)/in(v) spans of
-//     AdjEntry in edge-id order, prefetch(v)); note_work(adjacency, scanned)
+//     AdjEntry in edge-id order, prefetch(v))
 //   prefetch_vertex(v), prefetch_payload(v): cache hints for loops that build results
 // The free functions below build on these.
 #pragma once
 
 #include <algorithm>
-#include <charconv>
+#include <cassert>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -23,7 +23,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "memory/snapshot.hpp"
 #include "propgraph/deadline.hpp"
 #include "propgraph/options.hpp"
 #include "memory/store.hpp"
@@ -52,33 +51,38 @@ enum class ElementKind : char { vertex = 'v', edge = 'e' };
   return best;
 }
 
-template <typename View, typename It>
-[[nodiscard]] It first_after(const View& g, ElementKind kind, It first, It last, const std::optional<ElementId>& after);
+template <typename View>
+[[nodiscard]] Slot slot_after(const View& g, ElementKind kind, const std::optional<ElementId>& after);
+
+/// The committed adjacency: the store's lists (every edge linked).
+struct StoreAdjacency {
+  const Store* store;
+  [[nodiscard]] std::span<const AdjEntry> out(Slot v) const noexcept { return store->out(v); }
+  [[nodiscard]] std::span<const AdjEntry> in(Slot v) const noexcept { return store->in(v); }
+  void prefetch(Slot v) const noexcept { store->prefetch_out(v); }
+};
 
 /// The committed graph: MemoryGraph's store, read under its shared lock.
 class CommittedView {
  public:
-  CommittedView(const Store& store, const std::string& prefix, const SnapshotCache& snapshots) noexcept
-      : store_(store), prefix_(prefix), snapshots_(snapshots) {}
+  CommittedView(const Store& store, const std::string& prefix) noexcept : store_(store), prefix_(prefix) {}
 
   [[nodiscard]] const Store& store() const noexcept { return store_; }
   [[nodiscard]] const std::string& id_prefix() const noexcept { return prefix_; }
   [[nodiscard]] const LabelTable& labels() const noexcept { return store_.labels; }
 
-  [[nodiscard]] std::size_t vertex_slots() const noexcept { return store_.vertices.size(); }
-  [[nodiscard]] bool vertex_alive(Slot v) const noexcept { return store_.vertices[v].alive; }
-  [[nodiscard]] LabelId vertex_label(Slot v) const noexcept { return store_.vertices[v].label; }
-  [[nodiscard]] const PackedProperties& vertex_properties(Slot v) const noexcept {
-    return store_.vertices[v].properties;
-  }
+  [[nodiscard]] std::size_t vertex_slots() const noexcept { return store_.vertex_slots(); }
+  [[nodiscard]] bool vertex_alive(Slot v) const noexcept { return store_.vertex_alive(v); }
+  [[nodiscard]] LabelId vertex_label(Slot v) const noexcept { return store_.vertex_label(v); }
+  [[nodiscard]] PackedView vertex_properties(Slot v) const noexcept { return store_.vertex_properties(v); }
   [[nodiscard]] std::int64_t live_vertices() const noexcept { return store_.live_vertices; }
 
-  [[nodiscard]] std::size_t edge_slots() const noexcept { return store_.edges.size(); }
-  [[nodiscard]] bool edge_alive(Slot e) const noexcept { return store_.edges[e].alive; }
-  [[nodiscard]] LabelId edge_label(Slot e) const noexcept { return store_.edges[e].label; }
-  [[nodiscard]] Slot edge_from(Slot e) const noexcept { return store_.edges[e].from; }
-  [[nodiscard]] Slot edge_to(Slot e) const noexcept { return store_.edges[e].to; }
-  [[nodiscard]] const PackedProperties& edge_properties(Slot e) const noexcept { return store_.edges[e].properties; }
+  [[nodiscard]] std::size_t edge_slots() const noexcept { return store_.edge_slots(); }
+  [[nodiscard]] bool edge_alive(Slot e) const noexcept { return store_.edge_alive(e); }
+  [[nodiscard]] LabelId edge_label(Slot e) const noexcept { return store_.edge_label(e); }
+  [[nodiscard]] Slot edge_from(Slot e) const noexcept { return store_.edge_from(e); }
+  [[nodiscard]] Slot edge_to(Slot e) const noexcept { return store_.edge_to(e); }
+  [[nodiscard]] PackedView edge_properties(Slot e) const noexcept { return store_.edge_properties(e); }
   [[nodiscard]] std::int64_t live_edges() const noexcept { return store_.live_edges; }
 
   /// fn(slot) for each live element of `label`, ascending slot.
@@ -86,9 +90,9 @@ class CommittedView {
   void for_each_member(ElementKind kind, LabelId label, Fn&& fn) const {
     const auto& table = kind == ElementKind::vertex ? store_.vertices_by_label : store_.edges_by_label;
     if (label >= table.size()) return;
-    for (Slot s : table[label].slots) {
-      if (kind == ElementKind::vertex ? store_.vertices[s].alive : store_.edges[s].alive) fn(s);
-    }
+    table[label].slots.for_each([&](Slot s) {
+      if (kind == ElementKind::vertex ? store_.vertex_alive(s) : store_.edge_alive(s)) fn(s);
+    });
   }
   /// Live elements of `label`.
   [[nodiscard]] std::int64_t count_members(ElementKind kind, LabelId label) const noexcept {
@@ -103,54 +107,51 @@ class CommittedView {
   void scan(ElementKind kind, LabelId label, const Properties& filter, const Page& page, Fn&& fn) const {
     if (label == kUnknownLabel) return;
     const bool vertices = kind == ElementKind::vertex;
-    const std::vector<Slot>* slots = index_candidates(vertices ? store_.vertex_indexes : store_.edge_indexes, label, filter);
-    const bool indexed = slots != nullptr;
-    if (!indexed) {
-      const auto& table = vertices ? store_.vertices_by_label : store_.edges_by_label;
-      if (label >= table.size()) return;
-      slots = &table[label].slots;
-    }
+    const Slot first = slot_after(*this, kind, page.after);
     std::size_t taken = 0;
     DeadlineTicker ticker("label scan");
-    for (auto it = first_after(*this, kind, slots->begin(), slots->end(), page.after); it != slots->end(); ++it) {
+    // True to go on.
+    auto consider = [&](Slot x, bool indexed) {
       ticker.tick();
-      const Slot x = *it;
-      if (!indexed && !(vertices ? store_.vertices[x].alive : store_.edges[x].alive)) continue;
-      if (!filter.empty() && !(vertices ? store_.vertices[x].properties : store_.edges[x].properties).matches(filter)) {
-        continue;
+      if (!indexed && !(vertices ? store_.vertex_alive(x) : store_.edge_alive(x))) return true;
+      if (!filter.empty() && !(vertices ? store_.vertex_properties(x) : store_.edge_properties(x)).matches(filter)) {
+        return true;
       }
       fn(x);
-      if (++taken == page.limit) return;
+      return ++taken != page.limit;
+    };
+    if (const std::vector<Slot>* bucket =
+            index_candidates(vertices ? store_.vertex_indexes : store_.edge_indexes, label, filter)) {
+      for (auto it = std::lower_bound(bucket->begin(), bucket->end(), first); it != bucket->end(); ++it) {
+        if (!consider(*it, true)) return;
+      }
+      return;
     }
+    const auto& table = vertices ? store_.vertices_by_label : store_.edges_by_label;
+    if (label >= table.size()) return;
+    table[label].slots.for_each_from(first, [&](Slot x) { return consider(x, false); });
   }
 
-  /// Runs fn on the adjacency snapshot when SnapshotCache gives one, else on the live lists
-  /// (a call that scans live lists reports its work with note_work).
+  /// Runs fn on the adjacency; the store must be linked (MemoryGraph links before a read that
+  /// needs adjacency).
   template <typename Fn>
   decltype(auto) with_adjacency(Fn&& fn) const {
-    if (auto csr = snapshots_.current(store_)) return fn(*csr);
-    return fn(LiveAdjacency{&store_});
+    assert(store_.linked());
+    return fn(StoreAdjacency{&store_});
   }
-  template <typename Adjacency>
-  void note_work(const Adjacency&, std::uint64_t scanned) const noexcept {
-    if constexpr (std::is_same_v<Adjacency, LiveAdjacency>) snapshots_.note_work(scanned);
-  }
-  /// One pass over every list, in note_work units.
-  [[nodiscard]] std::uint64_t full_pass() const noexcept { return SnapshotCache::cost(store_); }
 
-  void prefetch_vertex(Slot v) const noexcept { __builtin_prefetch(&store_.vertices[v]); }
-  /// Heap-held property bytes; the record must have been fetched a few steps before.
-  void prefetch_payload(Slot v) const noexcept { store_.vertices[v].properties.prefetch(); }
-  void prefetch_edge(Slot e) const noexcept { __builtin_prefetch(&store_.edges[e]); }
-  void prefetch_edge_payload(Slot e) const noexcept { store_.edges[e].properties.prefetch(); }
-  /// Whether reading an adjacency list of `Adjacency` needs the vertex record first.
+  void prefetch_vertex(Slot v) const noexcept { store_.prefetch_vertex(v); }
+  /// Heap-held property bytes; the slot must have been fetched a few steps before.
+  void prefetch_payload(Slot v) const noexcept { store_.prefetch_vertex_payload(v); }
+  void prefetch_edge(Slot e) const noexcept { store_.prefetch_edge(e); }
+  void prefetch_edge_payload(Slot e) const noexcept { store_.prefetch_edge_payload(e); }
+  /// Whether reading an adjacency list of `Adjacency` needs the vertex slot first.
   template <typename Adjacency>
-  static constexpr bool lists_in_records = std::is_same_v<Adjacency, LiveAdjacency>;
+  static constexpr bool lists_in_records = std::is_same_v<Adjacency, StoreAdjacency>;
 
  private:
   const Store& store_;
   const std::string& prefix_;
-  const SnapshotCache& snapshots_;
 };
 
 // -- ids ----------------------------------------------------------------------------------------
@@ -163,21 +164,34 @@ template <typename View>
   const std::size_t n = prefix.size();
   std::memcpy(buf, prefix.data(), n);
   buf[n] = static_cast<char>(kind);
-  char* end = std::to_chars(buf + n + 1, buf + sizeof buf, slot).ptr;
-  return ElementId(buf, static_cast<std::size_t>(end - buf));
+  char digits[10];
+  char* d = digits + sizeof digits;
+  do {
+    *--d = static_cast<char>('0' + slot % 10);
+    slot /= 10;
+  } while (slot != 0);
+  const auto count = static_cast<std::size_t>(digits + sizeof digits - d);
+  std::memcpy(buf + n + 1, d, count);
+  return ElementId(buf, n + 1 + count);
 }
 
 /// The slot an id of this graph names (canonical form only, below `limit`), or kNoSlot.
 [[nodiscard]] inline Slot parse_id(std::string_view prefix, const ElementId& id, ElementKind kind, std::size_t limit) {
   std::string_view s = id.str();
-  if (s.size() < prefix.size() + 2 || s.compare(0, prefix.size(), prefix) != 0) return kNoSlot;
+  if (s.size() < prefix.size() + 2 || s.size() > prefix.size() + 11) return kNoSlot;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {  // short: a loop beats a call to memcmp
+    if (s[i] != prefix[i]) return kNoSlot;
+  }
   if (s[prefix.size()] != static_cast<char>(kind)) return kNoSlot;
-  std::string_view digits = s.substr(prefix.size() + 1);
+  const std::string_view digits = s.substr(prefix.size() + 1);
   if (digits.size() > 1 && digits[0] == '0') return kNoSlot;
-  Slot slot = 0;
-  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), slot);
-  if (ec != std::errc() || ptr != digits.data() + digits.size() || slot >= limit) return kNoSlot;
-  return slot;
+  std::uint64_t slot = 0;
+  for (char c : digits) {
+    const auto digit = static_cast<unsigned>(c - '0');
+    if (digit > 9) return kNoSlot;
+    slot = slot * 10 + digit;
+  }
+  return slot < limit && slot < kNoSlot ? static_cast<Slot>(slot) : kNoSlot;
 }
 
 /// The live vertex an id names, else kNoSlot.
@@ -203,12 +217,34 @@ template <typename View>
   return e != kNoSlot && g.labels().name(g.edge_label(e)) == label ? e : kNoSlot;
 }
 
-/// The first position in the ascending slots [first, last) whose id sorts after `after`
-/// (ElementId's order, which is slot order for ids of one kind); first when there is no after.
+/// The smallest slot whose id sorts after `after` (0 without one). Ids of one kind of a graph
+/// sort in slot order (ElementId's order: shorter first, then bytes), so this is exact for any
+/// `after`, also an id of another graph, kind or form: O(1) for one of this graph's ids, else a
+/// binary search over slot numbers.
+template <typename View>
+Slot slot_after(const View& g, ElementKind kind, const std::optional<ElementId>& after) {
+  if (!after) return 0;
+  const Slot own = parse_id(g.id_prefix(), *after, kind, kNoSlot);
+  if (own != kNoSlot) return own + 1;
+  std::uint64_t lo = 0;  // id(lo - 1) <= after < id(hi), over the slots below kMaxSlots
+  std::uint64_t hi = kMaxSlots;
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (*after < make_id(g, kind, static_cast<Slot>(mid))) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return static_cast<Slot>(lo);
+}
+
+/// The first position in the ascending slots [first, last) whose id sorts after `after`;
+/// first when there is no after.
 template <typename View, typename It>
 It first_after(const View& g, ElementKind kind, It first, It last, const std::optional<ElementId>& after) {
   if (!after) return first;
-  return std::partition_point(first, last, [&](Slot s) { return !(*after < make_id(g, kind, s)); });
+  return std::lower_bound(first, last, slot_after(g, kind, after));
 }
 
 // -- filters and adjacency ------------------------------------------------------------------------
@@ -229,10 +265,18 @@ template <typename View>
   return label == kAnyLabel || g.vertex_label(v) == label;
 }
 
+/// Whether the entry's edge has `label` (kAnyLabel: any); the entry carries labels that fit
+/// 16 bits, others are read from the edge.
+template <typename View>
+[[nodiscard]] bool has_label(const View& g, const AdjEntry& a, LabelId label) noexcept {
+  if (label == kAnyLabel) return true;
+  if (a.label16 != kWideLabel) return a.label16 == label;
+  return g.edge_label(a.edge) == label;
+}
+
 template <typename View>
 [[nodiscard]] bool passes(const View& g, const AdjEntry& a, const EdgeFilter& f) noexcept {
-  return (f.edge_label == kAnyLabel || a.label == f.edge_label) &&
-         (f.vertex_label == kAnyLabel || g.vertex_label(a.other) == f.vertex_label);
+  return has_label(g, a, f.edge_label) && (f.vertex_label == kAnyLabel || g.vertex_label(a.other) == f.vertex_label);
 }
 
 /// Calls fn(const AdjEntry&) for each edge leaving v under the filter, in edge-id order (with
@@ -316,10 +360,24 @@ class AdjacencyCursor {
 inline constexpr std::size_t kRecordAhead = 12;
 inline constexpr std::size_t kPayloadAhead = 6;
 
+/// Step i of a loop over slots[0, n): fetches the record kRecordAhead steps ahead and the
+/// property bytes of the one kPayloadAhead ahead (its record is in cache by then). Step 0 also
+/// fetches the records the loop would never fetch ahead, all at once: a short result (a
+/// vertex's sixteen edges) is otherwise built one miss after another.
+template <typename PrefetchRecord, typename PrefetchPayload>
+void prefetch_step(const Slot* slots, std::size_t i, std::size_t n, PrefetchRecord&& record,
+                   PrefetchPayload&& payload) noexcept {
+  if (i == 0) {
+    for (std::size_t j = 0; j < std::min(n, kRecordAhead); ++j) record(slots[j]);
+  }
+  if (i + kRecordAhead < n) record(slots[i + kRecordAhead]);
+  if (i + kPayloadAhead < n) payload(slots[i + kPayloadAhead]);
+}
+
 template <typename View>
 void prefetch_ahead(const View& g, const Slot* slots, std::size_t i, std::size_t n) noexcept {
-  if (i + kRecordAhead < n) g.prefetch_vertex(slots[i + kRecordAhead]);
-  if (i + kPayloadAhead < n) g.prefetch_payload(slots[i + kPayloadAhead]);
+  prefetch_step(
+      slots, i, n, [&](Slot v) { g.prefetch_vertex(v); }, [&](Slot v) { g.prefetch_payload(v); });
 }
 
 /// Prefetching for a traversal queue: live lists need the record, then its list pointer.
@@ -367,8 +425,8 @@ template <typename View>
   std::vector<Edge> result;
   result.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
-    if (i + kRecordAhead < n) g.prefetch_edge(slots[i + kRecordAhead]);
-    if (i + kPayloadAhead < n) g.prefetch_edge_payload(slots[i + kPayloadAhead]);
+    prefetch_step(
+        slots, i, n, [&](Slot e) { g.prefetch_edge(e); }, [&](Slot e) { g.prefetch_edge_payload(e); });
     result.push_back(make_edge(g, slots[i]));
   }
   return result;
@@ -387,16 +445,14 @@ template <typename View>
   return result;
 }
 
-/// Appends a Visit built in place: results are mostly short strings, so avoiding moves of whole
-/// records is most of the cost of building them.
+/// Appends a Visit: one aggregate built in place of the result and moved once (cheaper than
+/// assigning its fields one by one into a value-initialised element).
 template <typename View>
 void emplace_visit(const View& g, std::vector<Visit>& out, Slot v, int depth, Slot parent) {
-  Visit& visit = out.emplace_back();
-  visit.vertex.id = make_id(g, ElementKind::vertex, v);
-  visit.vertex.label = g.labels().name(g.vertex_label(v));
-  visit.vertex.properties = g.vertex_properties(v).unpack();
-  visit.depth = depth;
-  if (parent != kNoSlot) visit.parent.emplace(make_id(g, ElementKind::vertex, parent));
+  out.push_back(Visit{Vertex{make_id(g, ElementKind::vertex, v), g.labels().name(g.vertex_label(v)),
+                             g.vertex_properties(v).unpack()},
+                      depth,
+                      parent == kNoSlot ? std::nullopt : std::optional<ElementId>(make_id(g, ElementKind::vertex, parent))});
 }
 
 /// The path through vertex slots [vb, ve) and edge slots [eb, ee).

@@ -36,8 +36,8 @@ bool alive(const TxView& g, ElementKind kind, Slot s) {
 }
 
 void check_room(std::size_t used, std::size_t more, ElementKind kind) {
-  if (used + more >= kNoSlot - 1) {
-    throw InvalidArgument(fmt::format("MemoryGraph is full: {} slots are limited to 2^32 - 2", kind_name(kind)));
+  if (used + more > kMaxSlots) {
+    throw InvalidArgument(fmt::format("MemoryGraph is full: {} slots are limited to 2^31 - 2", kind_name(kind)));
   }
 }
 
@@ -79,11 +79,76 @@ void check_unique(const TxView& g, ElementKind kind, LabelId label, const Packed
   }
 }
 
+[[noreturn]] void missing_endpoint(const ElementId& id, std::string_view which) {
+  throw NotFound(fmt::format("create_edge: {} vertex '{}' not found", which, id.str()));
+}
+
 /// The live vertex an id names, for an edge endpoint; NotFound otherwise.
 Slot endpoint(const TxView& g, const ElementId& id, std::string_view which) {
   const Slot v = vertex_slot(g, id);
-  if (v == kNoSlot) throw NotFound(fmt::format("create_edge: {} vertex '{}' not found", which, id.str()));
+  if (v == kNoSlot) missing_endpoint(id, which);
   return v;
+}
+
+/// endpoint() for a batch: ids are parsed first, then each vertex is checked with the slots a
+/// few edges ahead already on their way into the cache (a bulk load's endpoints lie all over
+/// the vertex table).
+std::vector<std::pair<Slot, Slot>> endpoints(const TxView& g, std::span<const NewEdge> edges) {
+  constexpr std::size_t kAhead = 16;
+  const std::size_t limit = g.vertex_slots();
+  std::vector<std::pair<Slot, Slot>> ends;
+  ends.reserve(edges.size());
+  for (const auto& e : edges) {
+    ends.emplace_back(parse_id(g.id_prefix(), e.from, ElementKind::vertex, limit),
+                      parse_id(g.id_prefix(), e.to, ElementKind::vertex, limit));
+  }
+  for (std::size_t i = 0; i < ends.size(); ++i) {
+    if (i + kAhead < ends.size()) {
+      const auto [from, to] = ends[i + kAhead];
+      if (from != kNoSlot) g.prefetch_vertex(from);
+      if (to != kNoSlot) g.prefetch_vertex(to);
+    }
+    const auto [from, to] = ends[i];
+    if (from == kNoSlot || !g.vertex_alive(from)) missing_endpoint(edges[i].from, "source");
+    if (to == kNoSlot || !g.vertex_alive(to)) missing_endpoint(edges[i].to, "target");
+  }
+  return ends;
+}
+
+/// Validates the labels and properties of a bulk write and gives each element's label id
+/// (kUnknownLabel for a label the graph does not know yet). A run of equal labels, as bulk
+/// loads send them, is validated and looked up once.
+template <typename Element>
+std::vector<LabelId> batch_labels(const TxView& g, std::span<const Element> elements) {
+  std::vector<LabelId> labels;
+  labels.reserve(elements.size());
+  const std::string* previous = nullptr;
+  for (const auto& element : elements) {
+    if (previous == nullptr || element.label != *previous) {
+      validate_label(element.label);
+      labels.push_back(g.labels().find(element.label));
+      previous = &element.label;
+    } else {
+      labels.push_back(labels.back());
+    }
+    if (!element.properties.empty()) validate_properties(element.properties);
+  }
+  return labels;
+}
+
+/// The packed properties of a bulk write's elements, nulls dropped.
+template <typename Element>
+std::vector<PackedProperties> batch_properties(std::span<const Element> elements) {
+  std::vector<PackedProperties> packed;
+  packed.reserve(elements.size());
+  for (const auto& element : elements) {
+    if (element.properties.empty()) {
+      packed.emplace_back();
+    } else {
+      packed.emplace_back(without_nulls(element.properties));
+    }
+  }
+  return packed;
 }
 
 /// Merges `patch` into the element's properties; checks unique indexes.
@@ -108,23 +173,19 @@ Slot create_vertex(Overlay& o, const TxView& g, std::string_view label, const Pr
 }
 
 std::vector<Slot> create_vertices(Overlay& o, const TxView& g, std::span<const NewVertex> vertices) {
-  for (const auto& v : vertices) {
-    validate_label(v.label);
-    validate_properties(v.properties);
-  }
+  const std::vector<LabelId> labels = batch_labels(g, vertices);
   check_room(g.vertex_slots(), vertices.size(), ElementKind::vertex);
-  std::vector<PackedProperties> packed;
-  packed.reserve(vertices.size());
-  for (const auto& v : vertices) packed.emplace_back(without_nulls(v.properties));
+  std::vector<PackedProperties> packed = batch_properties(vertices);
   BatchClaims claims;
   for (std::size_t i = 0; i < vertices.size(); ++i) {
-    const LabelId known = g.labels().find(vertices[i].label);
-    if (known != kUnknownLabel) check_unique(g, ElementKind::vertex, known, packed[i], kNoSlot, &claims, i);
+    if (labels[i] != kUnknownLabel) check_unique(g, ElementKind::vertex, labels[i], packed[i], kNoSlot, &claims, i);
   }
   std::vector<Slot> slots;
   slots.reserve(vertices.size());
+  o.reserve(vertices.size(), 0);
   for (std::size_t i = 0; i < vertices.size(); ++i) {
-    slots.push_back(o.add_vertex(o.intern(vertices[i].label), std::move(packed[i])));
+    const LabelId label = labels[i] != kUnknownLabel ? labels[i] : o.intern(vertices[i].label);
+    slots.push_back(o.add_vertex(label, std::move(packed[i])));
   }
   return slots;
 }
@@ -182,27 +243,21 @@ Slot create_edge(Overlay& o, const TxView& g, const ElementId& from, const Eleme
 }
 
 std::vector<Slot> create_edges(Overlay& o, const TxView& g, std::span<const NewEdge> edges) {
-  for (const auto& e : edges) {
-    validate_label(e.label);
-    validate_properties(e.properties);
-  }
+  const std::vector<LabelId> labels = batch_labels(g, edges);
   // Resolve every endpoint and check unique indexes before the first change.
-  std::vector<std::pair<Slot, Slot>> ends;
-  ends.reserve(edges.size());
-  for (const auto& e : edges) ends.emplace_back(endpoint(g, e.from, "source"), endpoint(g, e.to, "target"));
+  const std::vector<std::pair<Slot, Slot>> ends = endpoints(g, edges);
   check_room(g.edge_slots(), edges.size(), ElementKind::edge);
-  std::vector<PackedProperties> packed;
-  packed.reserve(edges.size());
-  for (const auto& e : edges) packed.emplace_back(without_nulls(e.properties));
+  std::vector<PackedProperties> packed = batch_properties(edges);
   BatchClaims claims;
   for (std::size_t i = 0; i < edges.size(); ++i) {
-    const LabelId known = g.labels().find(edges[i].label);
-    if (known != kUnknownLabel) check_unique(g, ElementKind::edge, known, packed[i], kNoSlot, &claims, i);
+    if (labels[i] != kUnknownLabel) check_unique(g, ElementKind::edge, labels[i], packed[i], kNoSlot, &claims, i);
   }
   std::vector<Slot> slots;
   slots.reserve(edges.size());
+  o.reserve(0, edges.size());
   for (std::size_t i = 0; i < edges.size(); ++i) {
-    slots.push_back(o.add_edge(ends[i].first, ends[i].second, o.intern(edges[i].label), std::move(packed[i])));
+    const LabelId label = labels[i] != kUnknownLabel ? labels[i] : o.intern(edges[i].label);
+    slots.push_back(o.add_edge(ends[i].first, ends[i].second, label, std::move(packed[i])));
   }
   return slots;
 }

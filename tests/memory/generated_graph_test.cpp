@@ -1,8 +1,8 @@
 // Generators are deterministic, and MemoryGraph's algorithms on generated graphs agree with
 // raw Boost.Graph on a compressed_sparse_row_graph of the same edges: bfs depths, weak and
-// strong component sets, page_rank scores. Each comparison runs twice: on the live adjacency
-// and on the adjacency snapshot that repeated whole-graph calls build; a write in between
-// must show in the next result.
+// strong component sets, page_rank scores. Each comparison runs on a graph loaded in bulk
+// (its adjacency laid out at once, in vertex order) and on the same graph grown edge by edge
+// (lists appended to and moved as they grow); both hold the same lists.
 #include <gtest/gtest.h>
 
 #include <boost/graph/breadth_first_search.hpp>
@@ -89,11 +89,18 @@ struct Fixture {
   std::unordered_map<ElementId, std::uint32_t> number;
   Csr csr;
 
-  explicit Fixture(generate::EdgeList l)
+  /// `batch` edges per create_edges call: the default loads in bulk, 1 grows the graph edge
+  /// by edge.
+  explicit Fixture(generate::EdgeList l, std::size_t batch = generate::LoadOptions{}.batch)
       : list(std::move(l)),
-        ids(generate::load(graph, list)),
+        ids(generate::load(graph, list, load_options(batch))),
         csr(boost::edges_are_unsorted_multi_pass, list.edges.begin(), list.edges.end(), list.vertex_count) {
     for (std::uint32_t i = 0; i < ids.size(); ++i) number[ids[i]] = i;
+  }
+  static generate::LoadOptions load_options(std::size_t batch) {
+    generate::LoadOptions options;
+    options.batch = batch;
+    return options;
   }
 
   /// Vertex number -> BFS depth (-1 unreached) through GraphOperations::bfs.
@@ -172,30 +179,28 @@ struct Fixture {
   }
 };
 
-/// Runs check() on the live adjacency, then again on the snapshot: a connected_components call
-/// scans every list once, after which the next call builds and uses the snapshot.
+/// Runs check(fixture) on the graph loaded in bulk and on the same graph grown edge by edge.
 template <typename Check>
-void on_live_and_snapshot(Fixture& f, Check check) {
-  check();
-  (void)f.graph.connected_components();
-  check();
+void bulk_and_edge_by_edge(const generate::EdgeList& list, Check check) {
+  for (std::size_t batch : {generate::LoadOptions{}.batch, std::size_t{1}}) {
+    SCOPED_TRACE(batch == 1 ? "edge by edge" : "in bulk");
+    Fixture f(list, batch);
+    check(f);
+  }
 }
 
 TEST(GeneratedGraphs, BfsDepthsEqualBoost) {
-  Fixture f(generate::random_graph(2000, 16000, 11));
-  on_live_and_snapshot(f, [&] {
+  bulk_and_edge_by_edge(generate::random_graph(2000, 16000, 11), [](Fixture& f) {
     for (std::uint32_t start : {0u, 17u, 1999u}) ASSERT_EQ(f.our_depths(start), f.raw_depths(start));
   });
-  Fixture r(generate::rmat_graph(2048, 16000, 11));
-  on_live_and_snapshot(r, [&] {
+  bulk_and_edge_by_edge(generate::rmat_graph(2048, 16000, 11), [](Fixture& r) {
     for (std::uint32_t start : {0u, 5u}) ASSERT_EQ(r.our_depths(start), r.raw_depths(start));
   });
 }
 
 TEST(GeneratedGraphs, ComponentsEqualBoost) {
   // A sparse R-MAT graph has many components, weak and strong.
-  Fixture f(generate::rmat_graph(4096, 9000, 5));
-  on_live_and_snapshot(f, [&] {
+  bulk_and_edge_by_edge(generate::rmat_graph(4096, 9000, 5), [](Fixture& f) {
     const auto weak = f.our_components(true);
     ASSERT_GT(weak.size(), 1u);
     ASSERT_EQ(weak, f.raw_components(true));
@@ -204,20 +209,57 @@ TEST(GeneratedGraphs, ComponentsEqualBoost) {
 }
 
 TEST(GeneratedGraphs, PageRankEqualsBoostWithin1e9) {
-  Fixture f(generate::random_graph(1500, 24000, 3));
+  const auto list = generate::random_graph(1500, 24000, 3);
   std::vector<int> out_degree(1500);
-  for (auto [u, v] : f.list.edges) ++out_degree[u];
+  for (auto [u, v] : list.edges) ++out_degree[u];
   ASSERT_EQ(std::count(out_degree.begin(), out_degree.end(), 0), 0) << "the comparison needs no dangling vertex";
-  const auto raw = f.raw_page_rank();
-  on_live_and_snapshot(f, [&] {
+  bulk_and_edge_by_edge(list, [](Fixture& f) {
+    const auto raw = f.raw_page_rank();
     const auto ours = f.our_page_rank();
     for (std::size_t v = 0; v < ours.size(); ++v) ASSERT_NEAR(ours[v], raw[v], 1e-9) << "vertex " << v;
   });
 }
 
-TEST(GeneratedGraphs, WritesAfterASnapshotShowInTheNextResult) {
+/// Each vertex's incident edges, as positions in the edge list (ids differ between graphs).
+std::vector<std::vector<std::size_t>> incidence(MemoryGraph& g, const std::vector<ElementId>& ids) {
+  std::unordered_map<ElementId, std::size_t> position;
+  std::size_t i = 0;
+  for (const auto& e : g.find_edges_by_label("LINK")) position[e.id] = i++;
+  std::vector<std::vector<std::size_t>> result;
+  for (const auto& id : ids) {
+    auto& edges = result.emplace_back();
+    for (const auto& e : g.incident_edges(id)) edges.push_back(position.at(e.id));
+  }
+  return result;
+}
+
+TEST(GeneratedGraphs, ABulkLoadedGraphHoldsTheListsOfOneGrownEdgeByEdge) {
+  for (const auto& list : {generate::rmat_graph(1024, 30000, 13), generate::random_graph(1000, 30000, 13)}) {
+    Fixture bulk(list);
+    Fixture grown(list, 1);
+    const auto expected = incidence(grown.graph, grown.ids);
+    EXPECT_EQ(incidence(bulk.graph, bulk.ids), expected);
+    // Batches that wait for the next read, read after each: the first is laid out in bulk, the
+    // later ones are appended to the lists.
+    MemoryGraph mixed;
+    const auto ids = generate::load(mixed, {list.vertex_count, {}});
+    std::vector<NewEdge> batch;
+    for (std::size_t first = 0; first < list.edges.size(); first += 5000) {
+      batch.clear();
+      for (std::size_t i = first; i < std::min(list.edges.size(), first + 5000); ++i) {
+        batch.push_back({ids[list.edges[i].first], ids[list.edges[i].second], "LINK", {}});
+      }
+      mixed.create_edges(batch);
+      EXPECT_TRUE(mixed.degree_centrality(ids[0]).has_value());
+    }
+    EXPECT_EQ(incidence(mixed, ids), expected);
+    for (std::uint32_t start : {0u, 3u, 500u}) EXPECT_EQ(bulk.our_depths(start), grown.our_depths(start));
+  }
+}
+
+TEST(GeneratedGraphs, WritesAfterABulkLoadShowInTheNextResult) {
   Fixture f(generate::rmat_graph(4096, 9000, 9));
-  for (int i = 0; i < 3; ++i) (void)f.graph.connected_components();  // the snapshot now exists
+  for (int i = 0; i < 3; ++i) (void)f.graph.connected_components();
   auto before = f.our_components(true);
   ASSERT_GT(before.size(), 2u);
   // Join two components by a new edge: one component fewer.
@@ -234,9 +276,10 @@ TEST(GeneratedGraphs, WritesAfterASnapshotShowInTheNextResult) {
   EXPECT_EQ(f.graph.connected_components().size(), before.size() - 1);
 }
 
-TEST(GeneratedGraphs, ReadersShareTheSnapshotWhileAWriterInvalidatesIt) {
-  // Large enough for the snapshot; readers race to build it while a writer keeps changing the
-  // adjacency. Every result must be a valid partition of the vertices present at that moment.
+TEST(GeneratedGraphs, ReadersRaceAWriterThatChangesTheAdjacency) {
+  // Readers traverse while a writer keeps changing the adjacency, one edge at a time and in
+  // batches large enough to wait for the next read of adjacency (which then links them). Every
+  // result must be a valid partition of the vertices present at that moment.
   Fixture f(generate::random_graph(3000, 12000, 21));
   std::atomic<bool> stop{false};
   std::atomic<int> reads{0};
@@ -251,11 +294,17 @@ TEST(GeneratedGraphs, ReadersShareTheSnapshotWhileAWriterInvalidatesIt) {
   };
   std::thread r1(reader);
   std::thread r2(reader);
+  std::vector<NewEdge> batch;
   for (int i = 0; i < 200; ++i) {
     auto v = f.graph.create_vertex("Node");
     auto e = f.graph.create_edge(f.ids[static_cast<std::size_t>(i)], v.id, "LINK");
     if (i % 2 == 0) f.graph.delete_edge("LINK", e.id);
     if (i % 3 == 0) f.graph.delete_vertex("Node", v.id);
+    if (i % 20 == 0) {
+      batch.clear();
+      for (std::size_t k = 0; k < 6000; ++k) batch.push_back({f.ids[(k * 7 + i) % 3000], f.ids[(k * 13) % 3000], "LINK", {}});
+      f.graph.create_edges(batch);
+    }
   }
   while (reads.load() < 10) std::this_thread::yield();
   stop = true;

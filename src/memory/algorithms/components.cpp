@@ -32,7 +32,6 @@ std::vector<Component> connected_components(const View& g, const ComponentOption
         if (!participates(v)) continue;
         for_each_adjacent(g, adj, v, f, [&](const AdjEntry& a) { sets.union_set(v, a.other); });
       }
-      g.note_work(adj, g.full_pass());  // one pass over every list
       for (Slot v = 0; v < n; ++v) component_of[v] = sets.find_set(v);
     } else {
       using Graph = BoostGraphView<View, std::decay_t<decltype(adj)>>;

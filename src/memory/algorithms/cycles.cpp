@@ -49,11 +49,11 @@ std::vector<Cycle> enumerate_cycles(const View& g, const Adjacency& adj, const E
       const std::size_t i = stack.back().next++;
       const AdjEntry& a = out[i];
       if (a.other < root) continue;
-      if (f.edge_label != kAnyLabel && a.label != f.edge_label) continue;
+      if (!has_label(g, a, f.edge_label)) continue;
       if (!vertex_in(g, a.other, f.vertex_label)) continue;
       // Parallel edges to the same vertex: only the first (lowest id) one counts.
       bool seen = std::any_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(i), [&](const AdjEntry& b) {
-        return b.other == a.other && (f.edge_label == kAnyLabel || b.label == f.edge_label);
+        return b.other == a.other && has_label(g, b, f.edge_label);
       });
       if (seen) continue;
       if (a.other == root) {

@@ -56,7 +56,6 @@ std::vector<PageRankScore> page_rank(const View& g, const PageRankOptions& optio
       for_each_adjacent(g, adj, members[i], f, [&](const AdjEntry& a) { targets.push_back(dense[a.other]); });
       offsets[i + 1] = static_cast<std::uint32_t>(targets.size());
     }
-    g.note_work(adj, g.full_pass());  // one pass over every list
   });
   const double d = options.damping;
   const double inv_n = 1.0 / static_cast<double>(n);

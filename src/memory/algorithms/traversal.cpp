@@ -42,7 +42,6 @@ std::vector<Visit> bfs(const View& g, Slot start, const TraversalOptions& option
   const Marks& m = scratch();
   std::vector<Visit> result;
   result.reserve(visited);
-  advise_huge_pages(result.data(), visited * sizeof(Visit));
   DeadlineTicker ticker("bfs");
   for (std::size_t i = 0; i < visited; ++i) {
     ticker.tick();
@@ -74,7 +73,6 @@ std::vector<Visit> depth_first(const View& g, const Adjacency& adj, Slot start, 
     AdjacencyCursor<View> cursor;
   };
   std::vector<Frame> path;
-  std::uint64_t scanned = 0;
   DeadlineTicker ticker("dfs");
   visit(start, 0, kNoSlot);
   if (max_depth > 0) path.push_back({start, 0, AdjacencyCursor<View>(g, adj, start, f)});
@@ -87,13 +85,11 @@ std::vector<Visit> depth_first(const View& g, const Adjacency& adj, Slot start, 
     }
     const AdjEntry a = top.cursor.current();
     top.cursor.next();
-    ++scanned;
     if (m.marked(a.other)) continue;
     const int depth = top.depth + 1;
     visit(a.other, depth, top.vertex);
     if (depth < max_depth) path.push_back({a.other, depth, AdjacencyCursor<View>(g, adj, a.other, f)});
   }
-  g.note_work(adj, scanned);
   return result;
 }
 

@@ -37,13 +37,12 @@ Durability::Durability(GraphState& state, const MemoryOptions& options) : state_
                                 });
   const bool fresh = recovered.prefix.empty();
   try {
-    recovered.store.rebuild();
+    state_.store.assign(std::move(recovered.records));
   } catch (const StorageError& e) {
     throw StorageError(fmt::format("data directory {}: {}", dir_.path().string(), e.what()), dir_.path().string());
   }
   for (std::size_t i = 0; i + 1 < snapshots.size(); ++i) fs::remove(snapshots[i].second);  // superseded
 
-  state_.store = std::move(recovered.store);
   state_.catalog = std::move(recovered.catalog);
   state_.prefix = fresh ? new_prefix() : std::move(recovered.prefix);
   wal_.emplace(dir_, scan.next_lsn, options.sync, options.sync_interval);
@@ -112,8 +111,8 @@ void Durability::checkpoint() {
     state_.enter_gate("checkpoint");
     GateGuard guard(state_.gate);
     start_lsn = wal_->rotate();
-    vertex_slots = state_.store.vertices.size();
-    edge_slots = state_.store.edges.size();
+    vertex_slots = state_.store.vertex_slots();
+    edge_slots = state_.store.edge_slots();
   }
   const fs::path final_path = dir_.snapshot_path(start_lsn);
   fs::path temp_path = final_path;
@@ -137,7 +136,7 @@ void Durability::checkpoint() {
       ByteWriter w = out.begin(BlockKind::vertices);
       w.varint(first);
       w.varint(n);
-      for (std::size_t i = 0; i < n; ++i) write_vertex(w, state_.store.vertices[first + i]);
+      for (std::size_t i = 0; i < n; ++i) write_vertex(w, state_.store, static_cast<Slot>(first + i));
       out.end();
     }
     for (std::size_t first = 0; first < edge_slots; first += kChunk) {
@@ -146,7 +145,7 @@ void Durability::checkpoint() {
       ByteWriter w = out.begin(BlockKind::edges);
       w.varint(first);
       w.varint(n);
-      for (std::size_t i = 0; i < n; ++i) write_edge(w, state_.store.edges[first + i]);
+      for (std::size_t i = 0; i < n; ++i) write_edge(w, state_.store, static_cast<Slot>(first + i));
       out.end();
     }
     {

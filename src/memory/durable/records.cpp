@@ -22,9 +22,9 @@ std::vector<Slot> sorted(const std::unordered_set<Slot>& set) {
   return v;
 }
 
-Slot read_slot(ByteReader& in) { return static_cast<Slot>(in.varint(kNoSlot - 1, "slot out of range")); }
+Slot read_slot(ByteReader& in) { return static_cast<Slot>(in.varint(kMaxSlots - 1, "slot out of range")); }
 
-LabelId read_label(ByteReader& in, const Store& store) {
+LabelId read_label(ByteReader& in, const StoreRecords& store) {
   const std::size_t at = in.offset();
   const auto label = in.varint();
   if (label >= store.labels.size()) throw DecodeError{at, "label id out of range"};
@@ -113,7 +113,7 @@ void encode_catalog(ByteWriter& out, bool add, std::string_view name) {
 namespace {
 
 void replay_change(ByteReader& in, RecoveredGraph& g) {
-  Store& s = g.store;
+  StoreRecords& s = g.records;
   const std::size_t at_labels = in.offset();
   const auto labels_before = in.varint();
   if (labels_before > s.labels.size()) throw DecodeError{at_labels, "labels missing before this record"};
@@ -200,7 +200,7 @@ void replay(RecordType type, ByteReader& in, RecoveredGraph& g) {
       const std::string_view key = in.text();
       if (!is_valid_label(label) || key.empty()) throw DecodeError{at, "invalid index label or key"};
       const bool unique = type == RecordType::create_index && in.u8() != 0;
-      Store& s = g.store;
+      StoreRecords& s = g.records;
       const LabelId l = type == RecordType::create_index ? s.labels.intern(label) : s.labels.find(label);
       for (auto* table : {&s.vertex_indexes, &s.edge_indexes}) {
         if (l == kUnknownLabel) break;
@@ -213,7 +213,7 @@ void replay(RecordType type, ByteReader& in, RecoveredGraph& g) {
     }
     case RecordType::clear_graph: {
       const std::string_view prefix = in.text();
-      g.store = Store{};
+      g.records = StoreRecords{};
       g.prefix = std::string(prefix);
       break;
     }

@@ -31,10 +31,10 @@ void encode_drop_index(ByteWriter& out, std::string_view label, std::string_view
 void encode_clear_graph(ByteWriter& out, std::string_view new_prefix);
 void encode_catalog(ByteWriter& out, bool add, std::string_view name);
 
-/// What recovery rebuilds: the store's records (derived structures come from Store::rebuild),
+/// What recovery rebuilds: the graph's records (the store is built from them, Store::assign),
 /// the id prefix and the catalog of graph names.
 struct RecoveredGraph {
-  Store store;
+  StoreRecords records;
   std::string prefix;
   std::set<std::string, std::less<>> catalog;
 };

@@ -119,20 +119,22 @@ void SnapshotWriter::finish() {
   file_.close();
 }
 
-void write_vertex(ByteWriter& out, const VertexRecord& rec) {
-  out.u8(rec.alive ? 1 : 0);
-  if (!rec.alive) return;
-  out.varint(rec.label);
-  out.bytes(rec.properties.bytes());
+void write_vertex(ByteWriter& out, const Store& store, Slot v) {
+  const bool alive = store.vertex_alive(v);
+  out.u8(alive ? 1 : 0);
+  if (!alive) return;
+  out.varint(store.vertex_label(v));
+  out.bytes(store.vertex_properties(v).bytes());
 }
 
-void write_edge(ByteWriter& out, const EdgeRecord& rec) {
-  out.u8(rec.alive ? 1 : 0);
-  if (!rec.alive) return;
-  out.varint(rec.label);
-  out.varint(rec.from);
-  out.varint(rec.to);
-  out.bytes(rec.properties.bytes());
+void write_edge(ByteWriter& out, const Store& store, Slot e) {
+  const bool alive = store.edge_alive(e);
+  out.u8(alive ? 1 : 0);
+  if (!alive) return;
+  out.varint(store.edge_label(e));
+  out.varint(store.edge_from(e));
+  out.varint(store.edge_to(e));
+  out.bytes(store.edge_properties(e).bytes());
 }
 
 std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
@@ -182,8 +184,8 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
   }
   if (!ended) throw damaged(bytes.size(), "no end block");
 
-  Store& store = graph.store;
-  store = Store{};
+  StoreRecords& store = graph.records;
+  store = StoreRecords{};
   auto decode = [&](const Block& b, auto&& fn) {
     ByteReader in(b.payload);
     try {

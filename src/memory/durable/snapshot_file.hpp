@@ -38,8 +38,8 @@ class SnapshotWriter {
 };
 
 /// Appends a vertex or edge record as snapshots (and the log) store it.
-void write_vertex(ByteWriter& out, const VertexRecord& rec);
-void write_edge(ByteWriter& out, const EdgeRecord& rec);
+void write_vertex(ByteWriter& out, const Store& store, Slot v);
+void write_edge(ByteWriter& out, const Store& store, Slot e);
 
 /// Loads a snapshot into `graph` (records, labels, index definitions, prefix, catalog; derived
 /// structures are left to Store::rebuild). Returns its start lsn: the first log record to

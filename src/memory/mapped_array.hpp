@@ -1,0 +1,160 @@
+// A growable array of trivially copyable elements for MemoryGraph's big tables (slots, adjacency,
+// property bytes). Small arrays live on the heap; from kMapAt bytes on the array is an anonymous
+// mapping that grows with mremap, which moves page tables instead of copying bytes: growing a
+// 500 MiB table needs neither a second copy of it (no peak of twice its size) nor the time to
+// copy it. Whole pages of a range the caller no longer uses can be given back to the system
+// (release), after which they read as zeros. (No MADV_HUGEPAGE: where the kernel compacts memory
+// for huge pages on demand, the first touch of a table filled once would cost several times
+// what its reads gain.)
+#pragma once
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+namespace propgraph::detail {
+
+template <typename T>
+class MappedArray {
+  static_assert(std::is_trivially_copyable_v<T>, "MappedArray moves elements as bytes");
+
+ public:
+  /// Arrays of at least this many bytes are mappings.
+  static constexpr std::size_t kMapAt = std::size_t{1} << 20;
+  /// Mappings grow in steps of this many bytes.
+  static constexpr std::size_t kStep = std::size_t{2} << 20;
+
+  MappedArray() noexcept = default;
+  MappedArray(MappedArray&& other) noexcept { steal(other); }
+  MappedArray& operator=(MappedArray&& other) noexcept {
+    if (this != &other) {
+      free_storage();
+      steal(other);
+    }
+    return *this;
+  }
+  MappedArray(const MappedArray&) = delete;
+  MappedArray& operator=(const MappedArray&) = delete;
+  ~MappedArray() { free_storage(); }
+
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] T* data() noexcept { return data_; }
+  [[nodiscard]] const T* data() const noexcept { return data_; }
+  T& operator[](std::size_t i) noexcept { return data_[i]; }
+  const T& operator[](std::size_t i) const noexcept { return data_[i]; }
+  T& back() noexcept { return data_[size_ - 1]; }
+  T* begin() noexcept { return data_; }
+  T* end() noexcept { return data_ + size_; }
+  const T* begin() const noexcept { return data_; }
+  const T* end() const noexcept { return data_ + size_; }
+
+  /// Room for n elements without moving; grows geometrically. bad_alloc when the system
+  /// refuses.
+  void reserve(std::size_t n) {
+    if (n > capacity_) grow_to(n);
+  }
+  /// Size n; new elements are zero bytes. O(new elements).
+  void resize(std::size_t n) {
+    if (n > size_) {
+      reserve(std::max(n, size_ + size_ / 2));
+      std::memset(static_cast<void*>(data_ + size_), 0, (n - size_) * sizeof(T));
+    }
+    size_ = n;
+  }
+  /// Size n; new elements hold whatever bytes were there (zero in a fresh mapping): for
+  /// callers that write every one of them.
+  void resize_for_overwrite(std::size_t n) {
+    if (n > size_) reserve(std::max(n, size_ + size_ / 2));
+    size_ = n;
+  }
+  void push_back(const T& value) {
+    if (size_ == capacity_) grow_to(size_ + 1);
+    data_[size_++] = value;
+  }
+  /// Appends n zero elements and returns the first.
+  T* append_zeroed(std::size_t n) {
+    const std::size_t at = size_;
+    resize(size_ + n);
+    return data_ + at;
+  }
+  void clear() noexcept {
+    free_storage();
+    data_ = nullptr;
+    size_ = capacity_ = storage_bytes_ = 0;
+  }
+
+  /// Gives the whole pages inside elements [first, last) back to the system; they read as zero
+  /// bytes afterwards. Only for mappings (heap arrays are left alone). The caller must not
+  /// need the elements' values any more.
+  void release(std::size_t first, std::size_t last) noexcept {
+    if (!mapped()) return;
+    constexpr std::size_t page = 4096;
+    auto begin = reinterpret_cast<std::uintptr_t>(data_ + first);
+    auto end = reinterpret_cast<std::uintptr_t>(data_ + last);
+    begin = (begin + page - 1) & ~(page - 1);
+    end &= ~(page - 1);
+    if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  }
+
+ private:
+  [[nodiscard]] bool mapped() const noexcept { return storage_bytes_ >= kMapAt; }
+
+  void grow_to(std::size_t n) {
+    std::size_t wanted = std::max({n, capacity_ * 2, std::size_t{16}});
+    std::size_t wanted_bytes = wanted * sizeof(T);
+    if (wanted_bytes < kMapAt) {
+      void* p = std::realloc(static_cast<void*>(data_), wanted_bytes);
+      if (p == nullptr) throw std::bad_alloc();
+      data_ = static_cast<T*>(p);
+      capacity_ = wanted;
+      storage_bytes_ = wanted_bytes;
+      return;
+    }
+    wanted_bytes = (wanted_bytes + kStep - 1) & ~(kStep - 1);
+    void* p;
+    if (mapped()) {
+      p = mremap(static_cast<void*>(data_), storage_bytes_, wanted_bytes, MREMAP_MAYMOVE);
+      if (p == MAP_FAILED) throw std::bad_alloc();
+    } else {
+      p = mmap(nullptr, wanted_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (p == MAP_FAILED) throw std::bad_alloc();
+      if (size_ != 0) std::memcpy(p, static_cast<const void*>(data_), size_ * sizeof(T));
+      std::free(static_cast<void*>(data_));
+    }
+    data_ = static_cast<T*>(p);
+    capacity_ = wanted_bytes / sizeof(T);
+    storage_bytes_ = wanted_bytes;
+  }
+
+  void free_storage() noexcept {
+    if (data_ == nullptr) return;
+    if (mapped()) {
+      munmap(static_cast<void*>(data_), storage_bytes_);
+    } else {
+      std::free(static_cast<void*>(data_));
+    }
+  }
+  void steal(MappedArray& other) noexcept {
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    capacity_ = std::exchange(other.capacity_, 0);
+    storage_bytes_ = std::exchange(other.storage_bytes_, 0);
+  }
+
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+  std::size_t storage_bytes_ = 0;  // of the heap block or the mapping
+};
+
+}  // namespace propgraph::detail

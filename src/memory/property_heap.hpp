@@ -1,0 +1,91 @@
+// Where MemoryGraph keeps the packed properties of its elements: small maps inside the vertex
+// slot itself (InlineProperties: no second cache miss for a lookup), the rest in one heap of
+// 4-byte words (PropertyHeap) that a slot names by a 32-bit handle.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "memory/mapped_array.hpp"
+#include "packed_properties.hpp"
+
+namespace propgraph::detail {
+
+/// Names a map in a PropertyHeap; 0: no properties.
+using PropertyHandle = std::uint32_t;
+
+/// Packed maps in one array of 4-byte words. A map takes a length (one byte below 255, else
+/// 255 and four bytes) and its bytes, rounded up to whole words. Freed space is kept by size and
+/// reused by maps of that size (exact sizes up to 256 bytes, powers of two above), so that
+/// replacing properties again and again does not grow the heap.
+class PropertyHeap {
+ public:
+  PropertyHeap() { words_.push_back(0); }  // handle 0 stays unused
+
+  /// Stores an encoding; 0 for an empty one. bad_alloc past 16 GiB.
+  PropertyHandle store(std::span<const std::byte> encoding);
+  /// Frees a map (0: nothing).
+  void free(PropertyHandle h);
+  [[nodiscard]] PackedView view(PropertyHandle h) const noexcept {
+    if (h == 0) return {};
+    const auto* p = reinterpret_cast<const std::byte*>(words_.data() + h);
+    std::uint32_t size = static_cast<std::uint8_t>(p[0]);
+    if (size < 255) return {p + 1, size};
+    std::memcpy(&size, p + 1, sizeof size);
+    return {p + 5, size};
+  }
+  void prefetch(PropertyHandle h) const noexcept {
+    if (h != 0) __builtin_prefetch(words_.data() + h);
+  }
+  /// Words in use or free, for memory accounting.
+  [[nodiscard]] std::size_t words() const noexcept { return words_.size(); }
+
+ private:
+  /// Words a map of `size` bytes occupies, rounded to its size class.
+  [[nodiscard]] static std::uint32_t class_words(std::size_t size) noexcept;
+
+  MappedArray<std::uint32_t> words_;
+  std::unordered_map<std::uint32_t, std::vector<PropertyHandle>> free_;  // by class_words
+};
+
+/// A vertex's properties inside its slot: the encoding itself when it fits kCapacity bytes,
+/// else a PropertyHeap handle. Zero bytes mean no properties.
+struct InlineProperties {
+  static constexpr std::size_t kCapacity = 27;
+  static constexpr std::uint8_t kInHeap = 0xFF;
+
+  std::uint8_t tag = 0;  // 0: none; 1..kCapacity: inline size; kInHeap: handle in bytes
+  std::byte bytes[kCapacity] = {};
+
+  [[nodiscard]] PropertyHandle handle() const noexcept {
+    PropertyHandle h = 0;
+    if (tag == kInHeap) std::memcpy(&h, bytes, sizeof h);
+    return h;
+  }
+  [[nodiscard]] PackedView view(const PropertyHeap& heap) const noexcept {
+    if (tag == kInHeap) return heap.view(handle());
+    return {bytes, tag};
+  }
+  /// Sets the encoding, in the heap when it does not fit; the old map must be cleared first.
+  void assign(std::span<const std::byte> encoding, PropertyHeap& heap) {
+    if (encoding.size() <= kCapacity) {
+      if (!encoding.empty()) std::memcpy(bytes, encoding.data(), encoding.size());
+      tag = static_cast<std::uint8_t>(encoding.size());
+      return;
+    }
+    const PropertyHandle h = heap.store(encoding);
+    std::memcpy(bytes, &h, sizeof h);
+    tag = kInHeap;
+  }
+  void clear(PropertyHeap& heap) noexcept {
+    if (tag == kInHeap) heap.free(handle());
+    *this = InlineProperties{};
+  }
+};
+static_assert(sizeof(InlineProperties) == 28);
+
+}  // namespace propgraph::detail

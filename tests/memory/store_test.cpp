@@ -1,0 +1,216 @@
+// MemoryGraph's storage pieces against simple references: label membership runs, the adjacency
+// arena, the property heap, linking a store in bulk and edge by edge, and the two ways
+// breadth_first finds a level (top-down and bottom-up give the same queue and parents).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "memory/algorithms/breadth_first.hpp"
+#include "memory/store.hpp"
+#include "memory/view.hpp"
+#include "propgraph/generate.hpp"
+
+namespace propgraph::detail {
+namespace {
+
+TEST(SlotRuns, MatchesAPlainListOfSlots) {
+  std::mt19937 random(7);
+  for (int round = 0; round < 50; ++round) {
+    SlotRuns runs;
+    std::vector<Slot> plain;
+    Slot next = random() % 5;
+    for (int i = 0; i < 300; ++i) {
+      runs.push_back(next);
+      plain.push_back(next);
+      next += random() % 3 == 0 ? 1 + random() % 4 : 1;  // mostly runs, some gaps
+    }
+    for (int query = 0; query < 40; ++query) {
+      const Slot first = random() % (next + 2);
+      std::vector<Slot> got;
+      runs.for_each_from(first, [&](Slot s) {
+        got.push_back(s);
+        return got.size() < 25;  // stops early too
+      });
+      std::vector<Slot> want;
+      for (Slot s : plain) {
+        if (s >= first && want.size() < 25) want.push_back(s);
+      }
+      ASSERT_EQ(got, want) << "from " << first;
+    }
+    const Slot cut = random() % 7 + 2;
+    runs.erase_if([&](Slot s) { return s % cut == 0; });
+    std::erase_if(plain, [&](Slot s) { return s % cut == 0; });
+    std::vector<Slot> all;
+    runs.for_each([&](Slot s) { all.push_back(s); });
+    ASSERT_EQ(all, plain);
+  }
+  SlotRuns consecutive;
+  for (Slot s = 10; s < 100000; ++s) consecutive.push_back(s);
+  EXPECT_EQ(consecutive.words(), 2u);  // one run
+}
+
+TEST(AdjacencyArena, ListsMatchVectorsThroughAppendsErasesAndReleases) {
+  std::mt19937 random(11);
+  AdjacencyArena arena;
+  constexpr int kLists = 64;
+  std::vector<AdjList> lists(kLists);
+  std::vector<std::vector<Slot>> want(kLists);
+  Slot next_edge = 0;
+  for (int step = 0; step < 20000; ++step) {
+    const auto i = static_cast<std::size_t>(random() % kLists);
+    const int action = static_cast<int>(random() % 10);
+    if (action < 7) {
+      arena.append(lists[i], AdjEntry{next_edge, static_cast<Slot>(i), next_edge % 3});
+      want[i].push_back(next_edge++);
+    } else if (action < 9 && !want[i].empty()) {
+      const Slot edge = want[i][random() % want[i].size()];
+      arena.erase(lists[i], edge);
+      std::erase(want[i], edge);
+    } else if (random() % 20 == 0) {
+      arena.release(lists[i]);
+      want[i].clear();
+    }
+    if (step % 997 == 0) {
+      for (int k = 0; k < kLists; ++k) {
+        std::vector<Slot> got;
+        for (const AdjEntry& a : arena.list(lists[k])) {
+          got.push_back(a.edge);
+          ASSERT_EQ(a.label16, a.edge % 3);
+        }
+        ASSERT_EQ(got, want[k]) << "list " << k << " at step " << step;
+        ASSERT_GE(lists[k].capacity(), lists[k].size());
+      }
+    }
+  }
+}
+
+TEST(AdjacencyEntries, LabelsBeyondSixteenBitsAreReadFromTheEdge) {
+  EXPECT_EQ(AdjEntry(1, 2, 7).label16, 7);
+  EXPECT_EQ(AdjEntry(1, 2, 70000).label16, kWideLabel);
+  EXPECT_EQ(AdjEntry(1, 2, kWideLabel).label16, kWideLabel);
+}
+
+TEST(PropertyHeap, StoresBytesAndReusesFreedSpace) {
+  PropertyHeap heap;
+  auto bytes = [](std::size_t n, int seed) {
+    std::vector<std::byte> b(n);
+    for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::byte>(seed + static_cast<int>(i));
+    return b;
+  };
+  EXPECT_EQ(heap.store({}), 0u);
+  EXPECT_TRUE(heap.view(0).empty());
+  std::map<PropertyHandle, std::vector<std::byte>> held;
+  for (std::size_t n : {1, 3, 26, 254, 255, 256, 1000, 70000}) {
+    const auto b = bytes(n, static_cast<int>(n));
+    const PropertyHandle h = heap.store(b);
+    held[h] = b;
+  }
+  for (const auto& [h, b] : held) {
+    const auto got = heap.view(h).bytes();
+    ASSERT_TRUE(std::equal(got.begin(), got.end(), b.begin(), b.end())) << b.size() << " bytes";
+  }
+  const std::size_t words = heap.words();
+  // Replacing a map again and again with one of its size does not grow the heap.
+  PropertyHandle h = heap.store(bytes(26, 1));
+  const std::size_t after_one = heap.words();
+  for (int i = 0; i < 1000; ++i) {
+    heap.free(h);
+    h = heap.store(bytes(26, i));
+  }
+  EXPECT_EQ(heap.words(), after_one);
+  EXPECT_GT(after_one, words);
+  for (const auto& [handle, b] : held) {
+    const auto got = heap.view(handle).bytes();
+    ASSERT_TRUE(std::equal(got.begin(), got.end(), b.begin(), b.end()));
+  }
+}
+
+/// A store holding `list` with edge labels A and B alternating, linked.
+Store make_store(const generate::EdgeList& list, std::size_t batch_between_links) {
+  Store s;
+  const LabelId vertex = s.labels.intern("Node");
+  const LabelId a = s.labels.intern("A");
+  const LabelId b = s.labels.intern("B");
+  for (std::uint32_t v = 0; v < list.vertex_count; ++v) s.push_vertex(vertex, {});
+  for (std::size_t i = 0; i < list.edges.size(); ++i) {
+    s.push_edge(list.edges[i].first, list.edges[i].second, i % 2 == 0 ? a : b, {});
+    if ((i + 1) % batch_between_links == 0) s.link();
+  }
+  s.link();
+  return s;
+}
+
+TEST(Store, LinkingInBulkOrEdgeByEdgeGivesTheSameLists) {
+  const auto list = generate::rmat_graph(2048, 20000, 3);
+  const Store bulk = make_store(list, list.edges.size() + 1);
+  const Store single = make_store(list, 1);
+  const Store batches = make_store(list, 1500);
+  for (const Store* s : {&single, &batches}) {
+    for (Slot v = 0; v < list.vertex_count; ++v) {
+      for (bool out : {true, false}) {
+        const auto x = out ? bulk.out(v) : bulk.in(v);
+        const auto y = out ? s->out(v) : s->in(v);
+        ASSERT_EQ(x.size(), y.size());
+        for (std::size_t i = 0; i < x.size(); ++i) {
+          ASSERT_EQ(x[i].edge, y[i].edge);
+          ASSERT_EQ(x[i].other, y[i].other);
+          ASSERT_EQ(x[i].label16, y[i].label16);
+        }
+        ASSERT_TRUE(std::is_sorted(x.begin(), x.end(), [](const AdjEntry& p, const AdjEntry& q) { return p.edge < q.edge; }));
+      }
+    }
+  }
+}
+
+struct BfsRun {
+  std::vector<Slot> queue;
+  std::vector<Slot> parent;
+  std::vector<int> depth;
+  std::vector<Slot> parent_edge;
+  friend bool operator==(const BfsRun&, const BfsRun&) = default;
+};
+
+BfsRun run_bfs(const Store& s, Slot start, const EdgeFilter& f, int max_depth, BfsStrategy strategy,
+               std::size_t max_vertices) {
+  static const std::string prefix = "g0:";
+  const CommittedView g(s, prefix);
+  const std::size_t visited =
+      breadth_first(g, StoreAdjacency{&s}, start, f, max_depth,
+                    [&, count = std::size_t{0}](Slot, int) mutable { return ++count < max_vertices; }, "bfs", strategy);
+  const Marks& m = scratch();
+  BfsRun r;
+  r.queue.assign(m.queue.begin(), m.queue.begin() + static_cast<std::ptrdiff_t>(visited));
+  r.parent.assign(m.queue_parent.begin(), m.queue_parent.begin() + static_cast<std::ptrdiff_t>(visited));
+  r.depth.assign(m.queue_depth.begin(), m.queue_depth.begin() + static_cast<std::ptrdiff_t>(visited));
+  for (std::size_t i = 1; i < visited; ++i) r.parent_edge.push_back(m.parent_edge[r.queue[i]]);
+  return r;
+}
+
+TEST(BreadthFirst, BottomUpLevelsEqualTopDownOnes) {
+  for (const auto& list : {generate::rmat_graph(4096, 40000, 5), generate::random_graph(3000, 24000, 5),
+                           generate::rmat_graph(512, 600, 9)}) {
+    const Store s = make_store(list, list.edges.size() + 1);
+    const LabelId a = s.labels.find("A");
+    for (Direction d : {Direction::out, Direction::in, Direction::both}) {
+      for (LabelId label : {kAnyLabel, a}) {
+        for (Slot start : {Slot{0}, Slot{7}, Slot{300}}) {
+          for (int max_depth : {1, 3, 1 << 30}) {
+            for (std::size_t max_vertices : {std::size_t{50}, ~std::size_t{0}}) {
+              const EdgeFilter f{d, label, kAnyLabel};
+              const BfsRun top = run_bfs(s, start, f, max_depth, BfsStrategy::top_down, max_vertices);
+              ASSERT_EQ(run_bfs(s, start, f, max_depth, BfsStrategy::bottom_up, max_vertices), top)
+                  << "direction " << static_cast<int>(d) << " label " << label << " start " << start;
+              ASSERT_EQ(run_bfs(s, start, f, max_depth, BfsStrategy::automatic, max_vertices), top);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace propgraph::detail
