@@ -58,6 +58,9 @@ class Contender {
   virtual void clear() = 0;
   /// Bytes the loaded graph holds by the library's own accounting, where it has one.
   [[nodiscard]] virtual std::optional<double> library_bytes() const { return std::nullopt; }
+  /// Bytes the contender keeps beside its graph only to ask its questions (propgraph: the ids
+  /// of the vertices, which the others number 0..n-1): left out of the graph's memory.
+  [[nodiscard]] virtual double harness_bytes() const { return 0; }
   /// Runs `op` and keeps its result: the timed part.
   virtual void run(Operation op, const Query& query) = 0;
   /// The last result of `op`, in the words of the result_* helpers. Not timed.
