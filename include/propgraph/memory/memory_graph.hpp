@@ -79,15 +79,18 @@ struct MemoryOptions {
 ///   the same thread makes while its own transaction holds the gate waits for itself: do not
 ///   mix them (a DeadlineScope turns such a wait into Timeout).
 /// - Complexity: id lookups O(1); label scans O(elements with that label), a page of them
-///   O(log n + page size) without a filter; incident_edges O(degree); create O(1) amortised; delete_edge O(degree of its endpoints); delete_vertex O(sum of neighbour
-///   degrees); traversals O(visited edges); page_rank O(iterations * E); components O(V + E).
-/// - Memory: properties are stored packed (about 20 bytes for two small entries, inside the
-///   element's record) and decoded only when a returned element's properties are read. About
-///   160 bytes per vertex and 90 per edge with two small properties each.
-/// - Repeated traversals: once traversals since the last write have scanned as many adjacency
-///   entries as the graph has, the next one builds a compact copy of the adjacency (CSR, about
-///   25 bytes per edge) that all traversals use until the next write. That call pays O(V + E)
-///   once; graphs under about 16k adjacency entries always use the live lists.
+///   O(log n + page size) without a filter; incident_edges O(degree); create O(1) amortised;
+///   delete_edge O(degree of its endpoints); delete_vertex O(sum of neighbour degrees);
+///   traversals O(visited edges); page_rank O(iterations * E); components O(V + E).
+/// - Memory: a vertex takes 48 bytes (its properties inside when their packed form fits 27
+///   bytes, about two small entries), an edge 36 (its slot and one entry in each endpoint's
+///   list) plus its packed properties; label membership costs nothing for elements created
+///   one after another with one label.
+/// - Bulk writes: a commit of more than a few thousand edges only records them; the first
+///   call that follows adjacency afterwards (a traversal, an algorithm, incident_edges,
+///   delete_vertex) puts them into the lists, all at once in O(V + E) when they are many, which
+///   lays the lists out side by side in vertex order. Loading edges in batches therefore costs
+///   one such pass, paid by the first read.
 /// - Only the bound graph holds elements; create_graph/drop_graph on other names manage empty
 ///   catalog entries, for parity with server backends.
 class MemoryGraph final : public GraphOperations {
