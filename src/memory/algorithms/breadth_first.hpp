@@ -1,4 +1,4 @@
-// The breadth-first search under neighbors, bfs and unweighted shortest_path.
+// The breadth-first search under neighbors and bfs, and the path back through its parents.
 #pragma once
 
 #include <cstdint>

@@ -1,10 +1,13 @@
-// shortest_path (unweighted: breadth-first; weighted: Boost's Dijkstra) and all_paths.
+// shortest_path (unweighted: breadth-first from both ends; weighted: Boost's Dijkstra) and
+// all_paths.
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -162,6 +165,148 @@ std::vector<Path> enumerate_paths(const View& g, const Adjacency& adj, Slot from
   return result;
 }
 
+/// The filter a search from the far end follows: the same labels, the other list.
+EdgeFilter reversed(EdgeFilter f) noexcept {
+  if (f.direction != Direction::both) f.direction = f.direction == Direction::out ? Direction::in : Direction::out;
+  return f;
+}
+
+/// Entries that expanding the vertices q[first..] walks under direction d (before label
+/// filtering): what a breadth-first level costs.
+template <typename View, typename Adjacency>
+std::uint64_t level_cost(const View& g, const Adjacency& adj, const std::vector<Slot>& q, std::size_t first,
+                         Direction d, DeadlineTicker<>& ticker) {
+  std::uint64_t cost = 0;
+  for (std::size_t i = first; i < q.size(); ++i) {
+    prefetch_lists(g, adj, q.data(), i, q.size());
+    ticker.tick();
+    if (d != Direction::in) cost += adj.out(q[i]).size();
+    if (d != Direction::out) cost += adj.in(q[i]).size();
+  }
+  return cost;
+}
+
+/// Fewest-edges path from `from` to `to` of at most max_depth edges: exactly the path of a
+/// breadth-first search from `from` that expands each vertex's entries in edge-id order, where a
+/// vertex's parent is the first vertex in queue order to reach it (through the first such
+/// entry), but touching only the vertices and edges near the two ends and the shortest paths.
+///
+/// 1. Breadth-first search from both ends, one whole level at a time, the side whose next level
+///    costs fewer entries first; the backward search follows the reversed filter. The first
+///    level that reaches a vertex the other side has reached is finished (keeping only such
+///    vertices), which gives the distance D = a + b, a and b the levels done on each side.
+///    Nothing met within max_depth: no path. The forward search is the one-sided search up to
+///    its level a: same queue order, same parents.
+/// 2. A vertex v lies on a shortest path iff ds(v) + dt(v) = D. Every vertex one level before
+///    such a vertex that has an entry to it lies on a shortest path too, so the one-sided
+///    search gives these vertices the same relative queue order and the same parents as a
+///    breadth-first search that enqueues only them. Continuing the forward search from those
+///    of its level a (in its queue order) and enqueueing only vertices one step nearer `to`
+///    (dt decreasing by one) therefore reproduces the one-sided parents of levels a+1..D.
+///
+/// Deadline as shortest_path's. Uses scratch() (forward marks and parents; path_to() reads
+/// them) and scratch2() (backward marks; parent[v] holds dt(v)), so O(1) set-up per call.
+template <typename View, typename Adjacency>
+std::optional<Path> fewest_edges(const View& g, const Adjacency& adj, Slot from, Slot to, const EdgeFilter& f,
+                                 int max_depth) {
+  if (from == to) return make_path(g, &from, &from + 1, &from, &from);
+  DeadlineTicker ticker("shortest_path");
+  const EdgeFilter rf = reversed(f);
+  Marks& fwd = scratch();
+  Marks& bwd = scratch2();
+  fwd.reset(g.vertex_slots());
+  bwd.reset(g.vertex_slots());
+  auto& fq = fwd.queue;  // forward search order; fq[fb..] is its frontier, level a
+  auto& bq = bwd.queue;  // backward search order; bq[bb..] is its frontier, level b
+  fwd.mark(from);
+  fwd.parent[from] = kNoSlot;
+  fq.assign(1, from);
+  bwd.mark(to);
+  bwd.parent[to] = 0;
+  bq.assign(1, to);
+  std::size_t fb = 0;
+  std::size_t bb = 0;
+  int a = 0;
+  int b = 0;
+  std::optional<std::uint64_t> fcost;  // level_cost of each frontier, once known
+  std::optional<std::uint64_t> bcost;
+  std::uint64_t scanned = 0;
+  bool met = false;
+  while (!met) {
+    if (a + b >= max_depth || fb == fq.size() || bb == bq.size()) {
+      g.note_work(adj, scanned);
+      return std::nullopt;
+    }
+    if (!fcost) fcost = level_cost(g, adj, fq, fb, f.direction, ticker);
+    if (!bcost) bcost = level_cost(g, adj, bq, bb, rf.direction, ticker);
+    if (*fcost <= *bcost) {
+      const std::size_t end = fq.size();
+      for (std::size_t i = fb; i < end; ++i) {
+        prefetch_lists(g, adj, fq.data(), i, end);
+        ticker.tick();
+        const Slot v = fq[i];
+        for_each_adjacent(g, adj, v, f, [&](const AdjEntry& e) {
+          ++scanned;
+          const Slot w = e.other;
+          if (met && !bwd.marked(w)) return;  // past the meeting only shortest paths matter
+          if (!fwd.mark(w)) return;
+          fwd.parent[w] = v;
+          fwd.parent_edge[w] = e.edge;
+          fq.push_back(w);
+          met = met || bwd.marked(w);
+        });
+      }
+      fb = end;
+      ++a;
+      fcost.reset();
+    } else {
+      const std::size_t end = bq.size();
+      const auto level = static_cast<Slot>(b + 1);
+      for (std::size_t i = bb; i < end; ++i) {
+        prefetch_lists(g, adj, bq.data(), i, end);
+        ticker.tick();
+        for_each_adjacent(g, adj, bq[i], rf, [&](const AdjEntry& e) {
+          ++scanned;
+          const Slot u = e.other;
+          if (met && !fwd.marked(u)) return;
+          if (!bwd.mark(u)) return;
+          bwd.parent[u] = level;
+          bq.push_back(u);
+          met = met || fwd.marked(u);
+        });
+      }
+      bb = end;
+      ++b;
+      bcost.reset();
+    }
+  }
+  // The forward frontier's vertices on shortest paths (those the backward search reached, all
+  // at dt = b), in forward queue order; then the restricted search down to `to`.
+  std::size_t kept = fb;
+  for (std::size_t i = fb; i < fq.size(); ++i) {
+    if (bwd.marked(fq[i])) fq[kept++] = fq[i];
+  }
+  fq.resize(kept);
+  for (std::size_t i = fb; i < fq.size() && !fwd.marked(to); ++i) {
+    ticker.tick();
+    const Slot v = fq[i];
+    const Slot next = bwd.parent[v] - 1;  // dt of the vertices v may enqueue
+    for (AdjacencyCursor<View> c(g, adj, v, f); !c.done(); c.next()) {
+      ++scanned;
+      const AdjEntry& e = c.current();
+      const Slot w = e.other;
+      if (!bwd.marked(w) || bwd.parent[w] != next || !fwd.mark(w)) continue;
+      fwd.parent[w] = v;
+      fwd.parent_edge[w] = e.edge;
+      fq.push_back(w);
+      if (w == to) break;
+    }
+  }
+  g.note_work(adj, scanned);
+  assert(fwd.marked(to));
+  return path_to(g, to);
+}
+
 }  // namespace
 
 template <typename View>
@@ -169,11 +314,7 @@ std::optional<Path> shortest_path(const View& g, Slot from, Slot to, const PathO
   const EdgeFilter filter = make_filter(g, options.direction, options.edge_label);
   return g.with_adjacency([&](const auto& adj) -> std::optional<Path> {
     if (options.weight_property) return dijkstra(g, adj, from, to, filter, *options.weight_property);
-    bool reached = false;
-    breadth_first(g, adj, from, filter, options.max_depth, [&](Slot u, int) { return !(reached = u == to); },
-                  "shortest_path");
-    if (!reached) return std::nullopt;
-    return path_to(g, to);
+    return fewest_edges(g, adj, from, to, filter, options.max_depth);
   });
 }
 
