@@ -2,6 +2,7 @@
 // all_paths.
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstdint>
@@ -171,14 +172,15 @@ EdgeFilter reversed(EdgeFilter f) noexcept {
   return f;
 }
 
-/// Entries that expanding the vertices q[first..] walks under direction d (before label
-/// filtering): what a breadth-first level costs.
+/// Entries that expanding the vertices q[first, last) walks under direction d (before label
+/// filtering): what a breadth-first level costs. Stops counting once past `limit`.
 template <typename View, typename Adjacency>
 std::uint64_t level_cost(const View& g, const Adjacency& adj, const std::vector<Slot>& q, std::size_t first,
-                         Direction d, DeadlineTicker<>& ticker) {
+                         std::size_t last, Direction d, DeadlineTicker<>& ticker,
+                         std::uint64_t limit = std::numeric_limits<std::uint64_t>::max()) {
   std::uint64_t cost = 0;
-  for (std::size_t i = first; i < q.size(); ++i) {
-    prefetch_lists(g, adj, q.data(), i, q.size());
+  for (std::size_t i = first; i < last && cost <= limit; ++i) {
+    prefetch_lists(g, adj, q.data(), i, last);
     ticker.tick();
     if (d != Direction::in) cost += adj.out(q[i]).size();
     if (d != Direction::out) cost += adj.in(q[i]).size();
@@ -200,12 +202,16 @@ std::uint64_t level_cost(const View& g, const Adjacency& adj, const std::vector<
 /// 2. A vertex v lies on a shortest path iff ds(v) + dt(v) = D. Every vertex one level before
 ///    such a vertex that has an entry to it lies on a shortest path too, so the one-sided
 ///    search gives these vertices the same relative queue order and the same parents as a
-///    breadth-first search that enqueues only them. Continuing the forward search from those
-///    of its level a (in its queue order) and enqueueing only vertices one step nearer `to`
-///    (dt decreasing by one) therefore reproduces the one-sided parents of levels a+1..D.
+///    breadth-first search that enqueues only them. That restricted search continues from the
+///    forward level a, one level k at a time, from the cheaper side: forward, scanning the lists
+///    of level k in queue order and enqueueing the vertices with dt = D - k - 1 not yet reached;
+///    or backward, scanning the lists of the backward level D - k - 1 for entries from level k
+///    and giving each vertex the parent of lowest queue place, through its lowest edge id, then
+///    ordering the new level by (parent's place, edge id) as the forward scan would.
 ///
 /// Deadline as shortest_path's. Uses scratch() (forward marks and parents; path_to() reads
-/// them) and scratch2() (backward marks; parent[v] holds dt(v)), so O(1) set-up per call.
+/// them) and scratch2() (backward marks; parent[v] holds dt(v), parent_edge[v] the place of a
+/// restricted-search vertex in the queue), so O(1) set-up per call.
 template <typename View, typename Adjacency>
 std::optional<Path> fewest_edges(const View& g, const Adjacency& adj, Slot from, Slot to, const EdgeFilter& f,
                                  int max_depth) {
@@ -216,13 +222,15 @@ std::optional<Path> fewest_edges(const View& g, const Adjacency& adj, Slot from,
   Marks& bwd = scratch2();
   fwd.reset(g.vertex_slots());
   bwd.reset(g.vertex_slots());
+  auto dt = [&](Slot v) -> Slot& { return bwd.parent[v]; };
+  auto place = [&](Slot v) -> Slot& { return bwd.parent_edge[v]; };
   auto& fq = fwd.queue;  // forward search order; fq[fb..] is its frontier, level a
-  auto& bq = bwd.queue;  // backward search order; bq[bb..] is its frontier, level b
+  auto& bq = bwd.queue;  // backward search order (ascending dt); bq[bb..] is its frontier, level b
   fwd.mark(from);
   fwd.parent[from] = kNoSlot;
   fq.assign(1, from);
   bwd.mark(to);
-  bwd.parent[to] = 0;
+  dt(to) = 0;
   bq.assign(1, to);
   std::size_t fb = 0;
   std::size_t bb = 0;
@@ -237,8 +245,8 @@ std::optional<Path> fewest_edges(const View& g, const Adjacency& adj, Slot from,
       g.note_work(adj, scanned);
       return std::nullopt;
     }
-    if (!fcost) fcost = level_cost(g, adj, fq, fb, f.direction, ticker);
-    if (!bcost) bcost = level_cost(g, adj, bq, bb, rf.direction, ticker);
+    if (!fcost) fcost = level_cost(g, adj, fq, fb, fq.size(), f.direction, ticker);
+    if (!bcost) bcost = level_cost(g, adj, bq, bb, bq.size(), rf.direction, ticker);
     if (*fcost <= *bcost) {
       const std::size_t end = fq.size();
       for (std::size_t i = fb; i < end; ++i) {
@@ -270,7 +278,7 @@ std::optional<Path> fewest_edges(const View& g, const Adjacency& adj, Slot from,
           const Slot u = e.other;
           if (met && !fwd.marked(u)) return;
           if (!bwd.mark(u)) return;
-          bwd.parent[u] = level;
+          dt(u) = level;
           bq.push_back(u);
           met = met || fwd.marked(u);
         });
@@ -280,30 +288,73 @@ std::optional<Path> fewest_edges(const View& g, const Adjacency& adj, Slot from,
       bcost.reset();
     }
   }
-  // The forward frontier's vertices on shortest paths (those the backward search reached, all
-  // at dt = b), in forward queue order; then the restricted search down to `to`.
-  std::size_t kept = fb;
-  for (std::size_t i = fb; i < fq.size(); ++i) {
-    if (bwd.marked(fq[i])) fq[kept++] = fq[i];
+
+  // Level a of the restricted search: the forward frontier's vertices that the backward search
+  // reached (all at dt = b), in forward queue order.
+  std::size_t first = fb;
+  std::size_t last = first;
+  for (std::size_t i = first; i < fq.size(); ++i) {
+    if (!bwd.marked(fq[i])) continue;
+    place(fq[i]) = static_cast<Slot>(last);
+    fq[last++] = fq[i];
   }
-  fq.resize(kept);
-  for (std::size_t i = fb; i < fq.size() && !fwd.marked(to); ++i) {
-    ticker.tick();
-    const Slot v = fq[i];
-    const Slot next = bwd.parent[v] - 1;  // dt of the vertices v may enqueue
-    for (AdjacencyCursor<View> c(g, adj, v, f); !c.done(); c.next()) {
-      ++scanned;
-      const AdjEntry& e = c.current();
-      const Slot w = e.other;
-      if (!bwd.marked(w) || bwd.parent[w] != next || !fwd.mark(w)) continue;
-      fwd.parent[w] = v;
-      fwd.parent_edge[w] = e.edge;
-      fq.push_back(w);
-      if (w == to) break;
+  fq.resize(last);
+  // A vertex at level k of the restricted search is one reached by it (or by the forward search)
+  // with dt = D - k.
+  auto in_level = [&](Slot v, Slot d) { return fwd.marked(v) && bwd.marked(v) && dt(v) == d; };
+  while (!fwd.marked(to) && first < last) {
+    const Slot next = dt(fq[first]) - 1;  // dt of the level to find
+    const std::uint64_t forward = level_cost(g, adj, fq, first, last, f.direction, ticker);
+    // The backward level `next`, complete: levels below b were expanded by the backward search.
+    const auto nb = std::partition_point(bq.begin(), bq.end(), [&](Slot v) { return dt(v) < next; });
+    const auto ne = std::partition_point(nb, bq.end(), [&](Slot v) { return dt(v) == next; });
+    const auto nfirst = static_cast<std::size_t>(nb - bq.begin());
+    const auto nlast = static_cast<std::size_t>(ne - bq.begin());
+    if (forward <= level_cost(g, adj, bq, nfirst, nlast, rf.direction, ticker, forward)) {
+      for (std::size_t i = first; i < last && !fwd.marked(to); ++i) {
+        ticker.tick();
+        const Slot v = fq[i];
+        for (AdjacencyCursor<View> c(g, adj, v, f); !c.done(); c.next()) {
+          ++scanned;
+          const AdjEntry& e = c.current();
+          const Slot w = e.other;
+          if (!bwd.marked(w) || dt(w) != next || !fwd.mark(w)) continue;
+          fwd.parent[w] = v;
+          fwd.parent_edge[w] = e.edge;
+          fq.push_back(w);
+          if (w == to) break;
+        }
+      }
+    } else {
+      for (std::size_t i = nfirst; i < nlast; ++i) {
+        prefetch_lists(g, adj, bq.data(), i, nlast);
+        ticker.tick();
+        const Slot w = bq[i];
+        for_each_adjacent(g, adj, w, rf, [&](const AdjEntry& e) {
+          ++scanned;
+          const Slot v = e.other;
+          if (!in_level(v, next + 1)) return;
+          if (fwd.mark(w)) {
+            fq.push_back(w);
+          } else if (place(v) > place(fwd.parent[w]) || (v == fwd.parent[w] && e.edge > fwd.parent_edge[w])) {
+            return;
+          }
+          fwd.parent[w] = v;
+          fwd.parent_edge[w] = e.edge;
+        });
+      }
+      std::sort(fq.begin() + static_cast<std::ptrdiff_t>(last), fq.end(), [&](Slot x, Slot y) {
+        const Slot px = place(fwd.parent[x]);
+        const Slot py = place(fwd.parent[y]);
+        return px != py ? px < py : fwd.parent_edge[x] < fwd.parent_edge[y];
+      });
     }
+    first = last;
+    last = fq.size();
+    for (std::size_t i = first; i < last; ++i) place(fq[i]) = static_cast<Slot>(i);
   }
   g.note_work(adj, scanned);
-  assert(fwd.marked(to));
+  assert(fwd.marked(to));  // every level of the restricted search is nonempty, down to `to`
   return path_to(g, to);
 }
 
