@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -20,6 +21,8 @@
 
 #include <fmt/format.h>
 
+#include "propgraph/deadline.hpp"
+#include "propgraph/errors.hpp"
 #include "propgraph/generate.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 
@@ -273,6 +276,25 @@ TEST(ShortestPathBothEnds, ATransactionsPendingWritesGiveTheOneSidedPath) {
   }
   expect_covered(compare(*tx, g.vertices, g.starts(5, 32), 33));
   tx->rollback();
+}
+
+TEST(ShortestPathBothEnds, ASearchStoppedByItsDeadlineLeavesNothingBehind) {
+  // Two copies of one graph: from a vertex of the first to one of the second there is no path,
+  // and both searches grow through a whole copy (half a million entries) before that is known.
+  const auto one = generate::random_graph(30000, 240000, 7);
+  generate::EdgeList two{2 * one.vertex_count, one.edges};
+  for (auto [u, v] : one.edges) two.edges.emplace_back(u + one.vertex_count, v + one.vertex_count);
+  Loaded g(std::move(two));
+  const ElementId& from = g.vertices[1];
+  const ElementId& to = g.vertices[one.vertex_count + 2];
+  const PathOptions out{.direction = Direction::out, .max_depth = kUnbounded};
+  {
+    DeadlineScope scope(std::chrono::microseconds(500));
+    EXPECT_THROW((void)g.graph.shortest_path(from, to, out), Timeout);
+  }
+  // The next searches on this thread start clean: the same answers as the one-sided search.
+  EXPECT_EQ(g.graph.shortest_path(from, to, out), std::nullopt);
+  expect_covered(compare(g.graph, g.vertices, {from, to}, 41));
 }
 
 }  // namespace
