@@ -21,7 +21,16 @@
 //                   [--repeats=5] [--load-repeats=3] [--seed=42] [--lookups=200000]
 //                   [--contenders=propgraph,csr,igraph,graphblas]
 //                   [--only=load,memory,bfs,components,page_rank,shortest_path,snapshot,lookups]
-//                   [--out-dir=DIR] [--json=FILE]
+//                   [--out-dir=DIR] [--json=FILE] [--dump-edges=DIR] [--sweep-caches=MIB]
+//
+// --sweep-caches=MIB writes MIB MiB of memory before every run of an operation (untimed), so
+// each starts with cold caches, as a call does that comes between other work; without it, runs
+// follow each other and a contender alone reuses what its last run left in the caches.
+//
+// --dump-edges=DIR also writes each graph's edge list and query, for timing other libraries on
+// exactly the same input (bench/scale/networkx_paths.py): DIR/<generator>-<vertices>.edges, one
+// "from to" line per edge in generation order (vertices 0..n-1), and
+// DIR/<generator>-<vertices>.query.json with the source, target and hops of shortest_path.
 #include <time.h>
 
 #include <algorithm>
@@ -35,6 +44,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <random>
@@ -95,6 +105,8 @@ struct Settings {
   std::string only;        // comma-separated subset of the sections
   fs::path out_dir = PROPGRAPH_BENCH_OUT_DIR;
   std::optional<fs::path> json;
+  std::optional<fs::path> dump_edges;
+  std::uint64_t sweep_mib = 0;
   [[nodiscard]] bool runs(std::string_view section) const { return listed(only, section); }
   [[nodiscard]] bool has(std::string_view contender) const { return listed(contenders, contender); }
 };
@@ -104,7 +116,7 @@ constexpr std::string_view kUsage =
     "                       [--load-repeats=R] [--seed=S] [--lookups=N]\n"
     "                       [--contenders=propgraph,csr,igraph,graphblas]\n"
     "                       [--only=load,memory,bfs,components,page_rank,shortest_path,snapshot,lookups]\n"
-    "                       [--out-dir=DIR] [--json=FILE]\n";
+    "                       [--out-dir=DIR] [--json=FILE] [--dump-edges=DIR] [--sweep-caches=MIB]\n";
 
 [[noreturn]] void usage_error(std::string_view message) {
   fmt::print(stderr, "propgraph-scale: {}\n{}", message, kUsage);
@@ -164,6 +176,10 @@ Settings parse(int argc, char** argv) {
       s.out_dir = std::string(*out);
     } else if (auto j = value("--json")) {
       s.json = fs::path(std::string(*j));
+    } else if (auto dump = value("--dump-edges")) {
+      s.dump_edges = fs::path(std::string(*dump));
+    } else if (auto sweep = value("--sweep-caches")) {
+      s.sweep_mib = parse_number(*sweep, "--sweep-caches");
     } else if (arg == "--help" || arg == "-h") {
       fmt::print("{}(see the comment at the top of bench/scale/scale_bench.cpp)\n", kUsage);
       std::exit(0);
@@ -203,7 +219,44 @@ generate::LoadOptions property_options() {
   return o;
 }
 
+/// --dump-edges: the edge list and the query of one graph, as the comment at the top says.
+void dump_graph(const Settings& s, std::string_view generator, const generate::EdgeList& list, const Query& query) {
+  fs::create_directories(*s.dump_edges);
+  const fs::path stem = *s.dump_edges / fmt::format("{}-{}", generator, list.vertex_count);
+  std::string text;
+  for (auto [from, to] : list.edges) fmt::format_to(std::back_inserter(text), "{} {}\n", from, to);
+  std::ofstream edges(fs::path(stem).concat(".edges"));
+  edges << text;
+  Json json;
+  json.begin_object()
+      .field("generator", generator)
+      .field("vertices", static_cast<std::uint64_t>(list.vertex_count))
+      .field("edges", static_cast<std::uint64_t>(list.edges.size()))
+      .field("seed", s.seed)
+      .field("degree", static_cast<std::uint64_t>(s.degree))
+      .field("source", static_cast<std::uint64_t>(query.source))
+      .field("target", static_cast<std::uint64_t>(query.target))
+      .field("hops", query.target_depth)
+      .field("direction", "out")
+      .end_object();
+  std::ofstream q(fs::path(stem).concat(".query.json"));
+  q << json.str() << '\n';
+  if (!edges || !q) {
+    fmt::print(stderr, "propgraph-scale: cannot write {}.*\n", stem.string());
+    std::exit(1);
+  }
+  fmt::print("edge list and query written to {}.edges, .query.json\n", stem.string());
+}
+
 // -- timing ---------------------------------------------------------------------------------------
+
+/// --sweep-caches: writes a line of every 64 bytes of `mib` MiB (kept between calls).
+void sweep_caches(std::uint64_t mib) {
+  static std::vector<unsigned char> memory;
+  if (mib == 0) return;
+  memory.resize(mib << 20);
+  for (std::size_t i = 0; i < memory.size(); i += 64) ++memory[i];
+}
 
 double clock_seconds(clockid_t clock) {
   timespec ts{};
@@ -352,6 +405,7 @@ class Table {
     Case c{generator, n, list.edges.size(), choose_query(list)};
     fmt::print("== {} graph: {} vertices, {} edges (seed {}, {} per vertex) ==\n", generator_title(generator), n,
                c.edges, s_.seed, s_.degree);
+    if (s_.dump_edges) dump_graph(s_, generator, list, c.query);
     fmt::print("bfs and shortest_path start at vertex {} (out-degree {}, the highest); shortest_path ends at vertex {}, "
                "{} hops away\n\n",
                c.query.source, c.query.source_out_degree, c.query.target, c.query.target_depth);
@@ -504,7 +558,9 @@ class Table {
     for (std::size_t i = 0; i < all.size(); ++i) {
       if (!all[i]->missing() && all[i]->runs(op)) running.push_back(i);
     }
-    auto timings = take_turns(running.size(), kWarmups, s_.repeats, [&](std::size_t j) { all[running[j]]->run(op, c.query); });
+    auto timings = take_turns(
+        running.size(), kWarmups, s_.repeats, [&](std::size_t j) { all[running[j]]->run(op, c.query); },
+        [&](std::size_t) { sweep_caches(s_.sweep_mib); });
     std::vector<std::optional<double>> ms(all.size());
     for (std::size_t j = 0; j < running.size(); ++j) {
       auto& f = figures[running[j]];
@@ -774,6 +830,7 @@ int main(int argc, char** argv) {
   fmt::print("{} edges per vertex, seed {}; CPU time of the calling thread, medians of {} runs after {} warm-ups "
              "(loads: {} runs), contenders taking turns\n\n",
              s.degree, s.seed, s.repeats, kWarmups, s.load_repeats);
+  if (s.sweep_mib != 0) fmt::print("caches swept ({} MiB written) before every run of an operation\n\n", s.sweep_mib);
 
   Json json;
   json.begin_object();
@@ -784,6 +841,7 @@ int main(int argc, char** argv) {
       .field("seed", s.seed)
       .field("repeats", s.repeats)
       .field("load_repeats", s.load_repeats)
+      .field("sweep_caches_mib", s.sweep_mib)
       .field("warmups", kWarmups)
       .field("page_rank_iterations", kPageRankIterations)
       .field("page_rank_damping", kPageRankDamping)

@@ -29,6 +29,7 @@ PROPGRAPH_DEBIAN_PACKAGES=(
   "bench gnuplot-nox"
   "bench libigraph-dev"     # propgraph-scale's igraph column (optional: n/a without it)
   "bench libgraphblas-dev"  # propgraph-scale's GraphBLAS column (optional: n/a without it)
+  "bench python3-networkx"  # bench/scale/networkx_paths.py: NetworkX's bidirectional shortest path beside propgraph's
   "test curl"             # the graph-service end-to-end test drives it over HTTP
   "bench wrk"             # scripts/bench --service: HTTP load on the graph-service example
   "bench curl"            # scripts/bench --service: reads person ids from the service

@@ -1,4 +1,4 @@
-// The breadth-first search under neighbors, bfs and unweighted shortest_path.
+// The breadth-first search under neighbors and bfs, and the path back through its parents.
 //
 // Level by level, switching between two ways of finding the next level (Beamer, Asanović and
 // Patterson, "Direction-optimizing breadth-first search", SC 2012):
