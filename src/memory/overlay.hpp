@@ -207,6 +207,7 @@ struct OverlayAdjacency {
   [[nodiscard]] std::span<const AdjEntry> out(Slot v) const { return overlay->out(v); }
   [[nodiscard]] std::span<const AdjEntry> in(Slot v) const { return overlay->in(v); }
   void prefetch(Slot) const noexcept {}
+  void prefetch_in(Slot) const noexcept {}
 };
 
 /// The graph as a transaction sees it: the committed store with the overlay's writes.

@@ -18,6 +18,7 @@ struct Marks {
   LargeVector<Slot> parent;       // parent vertex
   LargeVector<Slot> parent_edge;  // edge used to reach the vertex
   LargeVector<Slot> order;        // breadth_first: the vertex's position in the queue
+  std::vector<std::uint64_t> level_bits;  // breadth_first: a bit per vertex of one level; zero between uses
   std::vector<Slot> queue;         // traversal order, reused across calls
   std::vector<Slot> queue_parent;  // breadth_first: parent of queue[i], read in order
   std::vector<int> queue_depth;    // breadth_first: depth of queue[i]
@@ -29,6 +30,7 @@ struct Marks {
       parent.resize(n);
       parent_edge.resize(n);
       order.resize(n);
+      level_bits.resize(n / 64 + 1, 0);
     }
     if (++epoch == 0) {
       std::fill(stamp.begin(), stamp.end(), 0);

@@ -217,6 +217,7 @@ class Store {
     heap_.prefetch(vertices_[v].properties.handle());
   }
   void prefetch_out(Slot v) const noexcept { __builtin_prefetch(out_.data(vertices_[v].out)); }
+  void prefetch_in(Slot v) const noexcept { __builtin_prefetch(in_.data(vertices_[v].in)); }
   void prefetch_edge(Slot e) const noexcept { __builtin_prefetch(&edges_[e]); }
   void prefetch_edge_payload(Slot e) const noexcept { heap_.prefetch(edges_[e].properties); }
 

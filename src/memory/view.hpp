@@ -8,7 +8,7 @@
 //   live_edges(), labels(), id_prefix()
 //   for_each_member(kind, label, fn(slot)): the live elements of a label, ascending slot
 //   with_adjacency(fn(const Adjacency&)): runs fn on an adjacency (out(v)/in(v) spans of
-//     AdjEntry in edge-id order, prefetch(v))
+//     AdjEntry in edge-id order, prefetch(v) and prefetch_in(v) of the lists' entries)
 //   prefetch_vertex(v), prefetch_payload(v): cache hints for loops that build results
 // The free functions below build on these.
 #pragma once
@@ -60,6 +60,7 @@ struct StoreAdjacency {
   [[nodiscard]] std::span<const AdjEntry> out(Slot v) const noexcept { return store->out(v); }
   [[nodiscard]] std::span<const AdjEntry> in(Slot v) const noexcept { return store->in(v); }
   void prefetch(Slot v) const noexcept { store->prefetch_out(v); }
+  void prefetch_in(Slot v) const noexcept { store->prefetch_in(v); }
 };
 
 /// The committed graph: MemoryGraph's store, read under its shared lock.

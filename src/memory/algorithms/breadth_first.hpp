@@ -101,15 +101,20 @@ std::size_t breadth_first(const View& g, const Adjacency& adj, Slot start, const
     queue.push_back(v);
     m.queue_parent.push_back(parent);
     m.queue_depth.push_back(depth);
-    const auto [forward, reverse] = bfs_detail::degrees(adj, v, f.direction);
-    next_entries += forward;
-    unvisited_entries -= std::min(unvisited_entries, reverse);
   };
-  {
-    const auto [forward, reverse] = bfs_detail::degrees(adj, start, f.direction);
-    next_entries = forward;
-    unvisited_entries -= std::min(unvisited_entries, reverse);
-  }
+  // Counts the lists of the vertices queued from `first` on, in one pass that fetches their
+  // records ahead (inside the expansion each would be a cache miss of its own).
+  auto count_entries = [&](std::size_t first) {
+    for (std::size_t i = first; i < queue.size(); ++i) {
+      if constexpr (View::template lists_in_records<Adjacency>) {
+        if (i + kRecordAhead < queue.size()) g.prefetch_vertex(queue[i + kRecordAhead]);
+      }
+      const auto [forward, reverse] = bfs_detail::degrees(adj, queue[i], f.direction);
+      next_entries += forward;
+      unvisited_entries -= std::min(unvisited_entries, reverse);
+    }
+  };
+  count_entries(0);
   std::vector<Found> found;
   std::size_t level_begin = 0;
   for (int depth = 0;; ++depth) {
@@ -121,7 +126,10 @@ std::size_t breadth_first(const View& g, const Adjacency& adj, Slot start, const
     if (depth >= max_depth || level_begin == level_end) break;
     const std::uint64_t level_entries = std::exchange(next_entries, 0);
     if (strategy == BfsStrategy::bottom_up || (strategy == BfsStrategy::automatic && unvisited_entries < level_entries)) {
-      // Bottom-up.
+      // Bottom-up. The level's vertices get a bit each: a bitmap of a million vertices stays in
+      // cache, where the per-vertex arrays the check would read instead do not.
+      auto& bits = m.level_bits;
+      for (std::size_t i = level_begin; i < level_end; ++i) bits[queue[i] / 64] |= std::uint64_t{1} << (queue[i] % 64);
       found.clear();
       for (Slot u = 0; u < n; ++u) {
         ticker.tick();
@@ -129,7 +137,7 @@ std::size_t breadth_first(const View& g, const Adjacency& adj, Slot start, const
         std::uint64_t best = ~std::uint64_t{0};
         Slot parent = kNoSlot;
         bfs_detail::for_each_reverse(adj, u, f.direction, [&](const AdjEntry& a) {
-          if (!m.marked(a.other) || m.order[a.other] < level_begin || !has_label(g, a, f.edge_label)) return;
+          if ((bits[a.other / 64] >> (a.other % 64) & 1) == 0 || !has_label(g, a, f.edge_label)) return;
           const std::uint64_t key = std::uint64_t{m.order[a.other]} << 32 | a.edge;
           if (key < best) {
             best = key;
@@ -138,11 +146,13 @@ std::size_t breadth_first(const View& g, const Adjacency& adj, Slot start, const
         });
         if (parent != kNoSlot) found.push_back(Found{best, u, parent});
       }
+      for (std::size_t i = level_begin; i < level_end; ++i) bits[queue[i] / 64] = 0;
       std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.key < b.key; });
       for (const Found& x : found) {
         m.mark(x.vertex);
         enqueue(x.vertex, x.parent, static_cast<Slot>(x.key), depth + 1);
       }
+      count_entries(level_end);
     } else {
       // Top-down.
       for (std::size_t i = level_begin; i < level_end; ++i) {
@@ -154,6 +164,7 @@ std::size_t breadth_first(const View& g, const Adjacency& adj, Slot start, const
           enqueue(a.other, v, a.edge, depth + 1);
         });
       }
+      count_entries(level_end);
     }
     level_begin = level_end;
   }
