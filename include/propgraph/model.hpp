@@ -22,6 +22,10 @@
 
 namespace propgraph {
 
+namespace detail {
+struct ElementIdAccess;  // backends' door into ElementId's inline form
+}  // namespace detail
+
 /// Opaque element id issued by a backend. Ids from another graph, or arbitrary strings, are
 /// valid ElementIds that simply find nothing.
 ///
@@ -54,6 +58,7 @@ class ElementId {
   }
 
  private:
+  friend struct detail::ElementIdAccess;
   void assign(const char* data, std::size_t size) {
     if (size <= inline_capacity) {
       if (size != 0) std::memcpy(inline_, data, size);
@@ -220,7 +225,7 @@ class Properties {
  private:
   friend struct detail::PropertiesAccess;
   struct Rep;  // reference-counted entries, or packed bytes decoded on first read
-  static constexpr std::size_t kInlineCapacity = 23;
+  static constexpr std::size_t kInlineCapacity = 31;
   static constexpr std::uint8_t kShared = 0xFF;
 
   [[nodiscard]] const Rep* rep() const noexcept;  // tag_ == kShared only

@@ -157,23 +157,56 @@ class CommittedView {
 
 // -- ids ----------------------------------------------------------------------------------------
 
+}  // namespace propgraph::detail
+
+namespace propgraph::detail {
+
+/// Builds ElementIds in their inline form without a variable-length copy.
+struct ElementIdAccess {
+  static constexpr std::size_t kInline = ElementId::inline_capacity;
+  /// The id of the first `size` (at most kInline) bytes of `buf`, which holds kInline bytes.
+  static ElementId inline_id(const char (&buf)[kInline], std::size_t size) noexcept {
+    ElementId id;
+    std::memcpy(id.inline_, buf, kInline);
+    id.size_ = static_cast<std::uint8_t>(size);
+    return id;
+  }
+};
+
 /// "<prefix><kind><slot>", e.g. "g3:v17". Fits ElementId's inline buffer: no allocation.
 template <typename View>
 [[nodiscard]] ElementId make_id(const View& g, ElementKind kind, Slot slot) {
-  char buf[48];
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
   const std::string& prefix = g.id_prefix();
   const std::size_t n = prefix.size();
-  std::memcpy(buf, prefix.data(), n);
-  buf[n] = static_cast<char>(kind);
   char digits[10];
   char* d = digits + sizeof digits;
-  do {
-    *--d = static_cast<char>('0' + slot % 10);
-    slot /= 10;
-  } while (slot != 0);
+  for (; slot >= 100; slot /= 100) {  // two digits a step
+    d -= 2;
+    std::memcpy(d, kPairs + 2 * (slot % 100), 2);
+  }
+  if (slot >= 10) {
+    d -= 2;
+    std::memcpy(d, kPairs + 2 * slot, 2);
+  } else {
+    *--d = static_cast<char>('0' + slot);
+  }
   const auto count = static_cast<std::size_t>(digits + sizeof digits - d);
-  std::memcpy(buf + n + 1, d, count);
-  return ElementId(buf, n + 1 + count);
+  const std::size_t size = n + 1 + count;
+  if (size > ElementIdAccess::kInline) {  // a long prefix: ElementId stores the id on the heap
+    std::string id = prefix;
+    id += static_cast<char>(kind);
+    id.append(d, count);
+    return ElementId(id);
+  }
+  char buf[ElementIdAccess::kInline] = {};
+  for (std::size_t i = 0; i < n; ++i) buf[i] = prefix[i];
+  buf[n] = static_cast<char>(kind);
+  for (std::size_t i = 0; i < count; ++i) buf[n + 1 + i] = d[i];
+  return ElementIdAccess::inline_id(buf, size);
 }
 
 /// The slot an id of this graph names (canonical form only, below `limit`), or kNoSlot.

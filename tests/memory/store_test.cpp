@@ -128,6 +128,30 @@ TEST(PropertyHeap, StoresBytesAndReusesFreedSpace) {
   }
 }
 
+/// The smallest view make_id and parse_id need.
+struct PrefixOnly {
+  std::string prefix;
+  [[nodiscard]] const std::string& id_prefix() const noexcept { return prefix; }
+};
+
+TEST(Ids, MakeAndParseRoundTripAtEveryDigitCount) {
+  std::vector<Slot> slots{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 12345, 99999, 100000, 1234567, 2147483646};
+  for (Slot s = 0; s < 2000; ++s) slots.push_back(s);
+  for (const std::string prefix : {"g1:", "g0123abcd:", "a-prefix-much-longer-than-ids-fit-inline:"}) {
+    const PrefixOnly g{prefix};
+    for (Slot s : slots) {
+      const ElementId id = make_id(g, ElementKind::edge, s);
+      ASSERT_EQ(id.str(), prefix + "e" + std::to_string(s));
+      ASSERT_EQ(parse_id(prefix, id, ElementKind::edge, kNoSlot), s);
+      ASSERT_EQ(parse_id(prefix, id, ElementKind::vertex, kNoSlot), kNoSlot);
+      ASSERT_EQ(parse_id(prefix, id, ElementKind::edge, s), kNoSlot);  // at the limit
+    }
+  }
+  for (const char* bad : {"g1:e", "g1:e01", "g1:e1x", "g1:e-1", "g1:e4294967296", "g2:e1", "g1e1", ""}) {
+    EXPECT_EQ(parse_id("g1:", ElementId(bad), ElementKind::edge, kNoSlot), kNoSlot) << bad;
+  }
+}
+
 /// A store holding `list` with edge labels A and B alternating, linked.
 Store make_store(const generate::EdgeList& list, std::size_t batch_between_links) {
   Store s;
