@@ -68,8 +68,9 @@ void WalWriter::closed() const {
     std::lock_guard lock(failure_mutex_);
     failure = failure_;
   }
-  throw StorageError(fmt::format("the graph's log in {} failed earlier ({}); the graph takes no more writes until it "
-                                 "is opened again",
+  throw StorageError(fmt::format("the graph's log in {} failed earlier ({}); until it is opened again the graph takes "
+                                 "no writes and, with SyncPolicy::every_commit, answers no reads (its memory may hold "
+                                 "writes the disk does not)",
                                  dir_.path().string(), failure),
                      dir_.path().string());
 }
