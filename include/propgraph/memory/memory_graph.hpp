@@ -186,6 +186,9 @@ class MemoryGraph final : public GraphOperations {
   std::vector<Component> connected_components(const ComponentOptions& options = {}) override;
   std::vector<Visit> bfs(const ElementId& start, const TraversalOptions& options = {}) override;
   std::vector<Visit> dfs(const ElementId& start, const TraversalOptions& options = {}) override;
+  /// Never enters a vertex that cannot get back to the cycle's first vertex within max_depth
+  /// along a way off the open path (Johnson's blocking, with the length bound), so that a search
+  /// spends little time where no cycle is left: one long ring costs O(V + E).
   std::vector<Cycle> detect_cycles(const CycleOptions& options = {}) override;
 
  private:
