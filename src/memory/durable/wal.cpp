@@ -107,10 +107,13 @@ std::uint64_t WalWriter::append(RecordType type, std::string_view payload) {
   w.u64(checksum(record_.data(), record_.size()));
   if (policy_ == SyncPolicy::every_commit) {
     {
+      // The lsns under the lock the syncer reads them with: a sync that starts after this
+      // write covers it.
       std::lock_guard lock(file_mutex_);
       file_.write(record_.data(), record_.size());  // throws, leaving nothing behind
+      written_lsn_.store(lsn);
+      appended_lsn_.store(lsn);
     }
-    written_lsn_.store(lsn);
     {
       std::lock_guard lock(syncer_mutex_);
       work_ = true;
@@ -120,8 +123,8 @@ std::uint64_t WalWriter::append(RecordType type, std::string_view payload) {
     std::lock_guard lock(buffer_mutex_);
     buffer_.append(record_);
     buffered_lsn_ = lsn;
+    appended_lsn_.store(lsn);
   }
-  appended_lsn_.store(lsn);
   ++next_lsn_;
   since_rotation_ += record_.size();
   if (hint_bytes_ != 0 && !hinted_ && since_rotation_.load() >= hint_bytes_) {
@@ -177,8 +180,9 @@ void WalWriter::syncer() {
           std::lock_guard lock(file_mutex_);
           done = drain_buffer();
         }
-        // Without file_mutex_: commits go on appending meanwhile and share the next sync.
-        if (policy_ != SyncPolicy::none || stopping) file_.sync();
+        // Without file_mutex_: commits go on appending meanwhile and share the next sync. Nothing
+        // written since the last sync (a wake-up for records that sync already took): no sync.
+        if (stopping || (policy_ != SyncPolicy::none && done > durable_lsn_.load())) file_.sync();
       } catch (const StorageError& e) {
         error = e.what();
       }
