@@ -2,7 +2,6 @@
 #pragma once
 
 #include <mutex>
-#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <string>
@@ -83,23 +82,34 @@ struct GraphState {
   template <class Fn>
   auto after_seen_durable(std::string_view operation, SeenWait kind, Fn&& fn) const
       -> decltype(fn(std::declval<std::uint64_t&>())) {
-    std::uint64_t seen = 0;
-    if (!durability) return fn(seen);
-    using Result = decltype(fn(seen));
-    std::optional<Result> result;
-    try {
-      result.emplace(fn(seen));
-    } catch (...) {
-      wait_seen(operation, kind, seen);  // may throw instead
-      throw;
+    if (!durability) {
+      std::uint64_t seen = 0;
+      return fn(seen);
     }
-    wait_seen(operation, kind, seen);
-    return std::move(*result);
+    return durable_after_seen(operation, kind, fn);
   }
 
  private:
+  // Apart, with one return of one local, so that the result is built in the caller's place
+  // (no copy or move of what a read returns).
+  template <class Fn>
+  auto durable_after_seen(std::string_view operation, SeenWait kind, Fn& fn) const
+      -> decltype(fn(std::declval<std::uint64_t&>())) {
+    std::uint64_t seen = 0;
+    auto result = [&] {
+      try {
+        return fn(seen);
+      } catch (...) {
+        wait_seen(operation, kind, seen);  // may throw instead
+        throw;
+      }
+    }();
+    wait_seen(operation, kind, seen);
+    return result;
+  }
+
   void wait_seen(std::string_view operation, SeenWait kind, std::uint64_t seen) const {
-    if (seen == 0) return;
+    if (seen == 0 || durability->is_durable(seen)) return;
     if (!durability->wait(seen, kind == SeenWait::read ? current_deadline() : std::nullopt)) throw_timeout(operation);
   }
 };

@@ -40,6 +40,8 @@ class Durability {
   }
   /// The lsn of the last record logged.
   [[nodiscard]] std::uint64_t last_lsn() const noexcept { return wal_->last_lsn(); }
+  /// Whether wait(lsn) would return at once.
+  [[nodiscard]] bool is_durable(std::uint64_t lsn) const noexcept { return wal_->is_durable(lsn); }
   /// See MemoryGraph::checkpoint.
   void checkpoint();
   /// A fresh id prefix for a durable graph: random, so that ids of different data directories

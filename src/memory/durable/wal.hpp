@@ -54,6 +54,10 @@ class WalWriter {
   std::uint64_t append(RecordType type, std::string_view payload);
   /// The lsn of the last record appended (0 before the first).
   [[nodiscard]] std::uint64_t last_lsn() const noexcept { return appended_lsn_.load(); }
+  /// Whether wait(lsn) would return at once (without a failure).
+  [[nodiscard]] bool is_durable(std::uint64_t lsn) const noexcept {
+    return policy_ != SyncPolicy::every_commit || durable_lsn_.load() >= lsn;
+  }
   /// Returns once record `lsn` is as durable as the policy makes it (every_commit: synced;
   /// otherwise at once): true, or false when `deadline` passed first. Fiber-aware (only the
   /// calling fiber waits). StorageError when the log failed before `lsn` was synced.
