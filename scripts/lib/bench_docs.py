@@ -512,7 +512,7 @@ def render_durability_writes(data: dict) -> list[str]:
                 notes.append(f"{100 * w / memory:.0f} %")
             per_sync = (cell_of(mode, n) or {}).get("writes_per_sync")
             if per_sync is not None:
-                notes.append(f"{per_sync:.1f} per sync")
+                notes.append(f"{per_sync:.1f} per sync" if per_sync < 100 else f"{per_sync:,.0f} per sync")
             row.append("n/a" if w is None else rate(w) + (f" ({'; '.join(notes)})" if notes else ""))
         rows.append(row)
     targets = [judged(f"every_commit, 16 writers: >= {rate(EVERY_COMMIT_TARGET)} writes/s",
