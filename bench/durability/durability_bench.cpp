@@ -1,6 +1,7 @@
 // propgraph-durability: what durability costs MemoryGraph.
 //   1. Single-call writes/s with 1 and 16 writer threads: in memory, and durable with each
-//      SyncPolicy (every_commit groups concurrent commits into one sync).
+//      SyncPolicy (every_commit groups concurrent commits into one sync), and writes per
+//      fdatasync of the log (counted through the file layer's hook, src/memory/durable/files.hpp).
 //   2. A graph of N vertices and 16 N edges, two small properties each: bulk load, checkpoint
 //      time, snapshot size against the graph's resident memory, and recovery time on reopening
 //      (from the snapshot, files in the page cache).
@@ -23,6 +24,7 @@
 #include <fmt/format.h>
 
 #include "../concurrency/bench_support.hpp"
+#include "memory/durable/files.hpp"
 #include "run_info.hpp"
 #include "propgraph/generate.hpp"
 #include "propgraph/propgraph.hpp"
@@ -81,10 +83,35 @@ struct WriteCell {
   std::string mode;
   int threads = 0;
   double writes_per_s = 0;
+  std::optional<double> writes_per_sync;  // durable modes that synced at all
+};
+
+/// Counts the syncs (fdatasync of the log, fsync of the directory) durable graphs make while it
+/// lives. Set only while no durable graph is open.
+class SyncCounter {
+ public:
+  SyncCounter() {
+    detail::durable::set_fault_injector([this](detail::durable::FileOp op, const fs::path&) {
+      if (op == detail::durable::FileOp::sync) syncs_.fetch_add(1, std::memory_order_relaxed);
+      return 0;
+    });
+  }
+  ~SyncCounter() { detail::durable::set_fault_injector({}); }
+  SyncCounter(const SyncCounter&) = delete;
+  SyncCounter& operator=(const SyncCounter&) = delete;
+  [[nodiscard]] std::uint64_t syncs() const noexcept { return syncs_.load(); }
+
+ private:
+  std::atomic<std::uint64_t> syncs_{0};
+};
+
+struct Rate {
+  double writes_per_s = 0;
+  std::uint64_t writes = 0;
 };
 
 /// create_vertex from `threads` threads for `seconds`.
-double write_rate(MemoryGraph& g, int threads, double seconds) {
+Rate write_rate(MemoryGraph& g, int threads, double seconds) {
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> writes{0};
   std::vector<std::thread> pool;
@@ -102,7 +129,7 @@ double write_rate(MemoryGraph& g, int threads, double seconds) {
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
   stop = true;
   for (auto& th : pool) th.join();
-  return static_cast<double>(writes.load()) / bench::seconds(Clock::now() - start);
+  return {static_cast<double>(writes.load()) / bench::seconds(Clock::now() - start), writes.load()};
 }
 
 std::vector<WriteCell> measure_writes(const Args& args) {
@@ -123,15 +150,26 @@ std::vector<WriteCell> measure_writes(const Args& args) {
         options.data_dir = args.dir;
         options.sync = *mode.sync;
       }
-      double rate;
+      Rate rate;
+      std::uint64_t syncs = 0;
       {
+        SyncCounter counter;
         MemoryGraph g(options);
         write_rate(g, threads, args.seconds / 4);  // warm-up
+        const std::uint64_t before = counter.syncs();
         rate = write_rate(g, threads, args.seconds);
+        syncs = counter.syncs() - before;
       }
       fs::remove_all(args.dir);
-      cells.push_back({mode.name, threads, rate});
-      fmt::print("  writes, {:2} threads, {:<17} {:>9}/s\n", threads, mode.name, format_rate(rate));
+      WriteCell cell{mode.name, threads, rate.writes_per_s, std::nullopt};
+      std::string per_sync;
+      if (syncs != 0) {
+        cell.writes_per_sync = static_cast<double>(rate.writes) / static_cast<double>(syncs);
+        per_sync = fmt::format("  {:8.1f} writes/sync ({} syncs)", *cell.writes_per_sync, syncs);
+      }
+      cells.push_back(cell);
+      fmt::print("  writes, {:2} threads, {:<17} {:>9}/s{}\n", threads, mode.name, format_rate(rate.writes_per_s),
+                 per_sync);
     }
   }
   return cells;
@@ -205,6 +243,7 @@ void write_json(const Args& args, const std::vector<WriteCell>& writes, const st
     j.field("mode", c.mode);
     j.field("threads", c.threads);
     j.field("writes_per_s", c.writes_per_s);
+    if (c.writes_per_sync) j.field("writes_per_sync", *c.writes_per_sync);
     j.end_object();
   }
   j.end_array();

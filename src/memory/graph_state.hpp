@@ -70,8 +70,59 @@ struct GraphState {
   std::uint64_t log(durable::RecordType type, const std::string& payload);
   /// Returns once `lsn` is as durable as the sync policy makes it (call after leaving the
   /// gate, so that concurrent commits share a sync).
-  void wait_durable(std::uint64_t lsn) {
+  void wait_durable(std::uint64_t lsn) const {
     if (lsn != 0) durability->wait(lsn);
+  }
+
+  /// The lsn of the last record logged (durable graphs; 0 otherwise). Taken while a caller holds
+  /// the shared lock or the gate, it covers every write the caller can see: a write is logged
+  /// before it is applied.
+  [[nodiscard]] std::uint64_t seen_lsn() const noexcept { return durability ? durability->last_lsn() : 0; }
+
+  /// How after_seen_durable() waits. (SyncPolicy::every_commit promises that no caller learns
+  /// of a write before the write is synced; the other policies never wait.)
+  enum class SeenWait {
+    read,   // honours the caller's deadline (Timeout: the read had no effect)
+    write,  // waits for as long as it takes: the write has happened
+  };
+
+  /// Runs fn(seen) and hands its result, or its exception, to the caller only once every write
+  /// it could have observed is as durable as the sync policy makes it. fn sets `seen` to
+  /// seen_lsn() as soon as it holds the shared lock or the gate, and a writer raises it to its
+  /// own record's lsn. StorageError when the log failed before those writes were synced (then
+  /// neither result nor exception is delivered); Timeout (SeenWait::read) at the deadline.
+  template <class Fn>
+  auto after_seen_durable(std::string_view operation, SeenWait kind, Fn&& fn) const
+      -> decltype(fn(std::declval<std::uint64_t&>())) {
+    if (!durability) {
+      std::uint64_t seen = 0;
+      return fn(seen);
+    }
+    return durable_after_seen(operation, kind, fn);
+  }
+
+ private:
+  // Apart, with one return of one local, so that the result is built in the caller's place
+  // (no copy or move of what a read returns).
+  template <class Fn>
+  auto durable_after_seen(std::string_view operation, SeenWait kind, Fn& fn) const
+      -> decltype(fn(std::declval<std::uint64_t&>())) {
+    std::uint64_t seen = 0;
+    auto result = [&] {
+      try {
+        return fn(seen);
+      } catch (...) {
+        wait_seen(operation, kind, seen);  // may throw instead
+        throw;
+      }
+    }();
+    wait_seen(operation, kind, seen);
+    return result;
+  }
+
+  void wait_seen(std::string_view operation, SeenWait kind, std::uint64_t seen) const {
+    if (seen == 0 || durability->is_durable(seen)) return;
+    if (!durability->wait(seen, kind == SeenWait::read ? current_deadline() : std::nullopt)) throw_timeout(operation);
   }
 };
 

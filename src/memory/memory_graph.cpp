@@ -92,23 +92,42 @@ void GraphState::discard(Overlay& overlay) noexcept {
 struct MemoryGraph::Impl : detail::GraphState {
   using GraphState::GraphState;
 
-  /// fn(committed view) under the shared lock, after a deadline check.
-  template <typename Fn>
-  decltype(auto) read(std::string_view operation, Fn&& fn) const {
+  /// fn(committed view) under the shared lock, after a deadline check; returned once what it
+  /// saw is durable (after_seen_durable). With kAdjacency (calls that follow adjacency) the
+  /// store's edges are linked first.
+  template <bool kAdjacency = false, typename Fn>
+  decltype(auto) read(std::string_view operation, Fn&& fn) {
     check_deadline(operation);
-    std::shared_lock lock(mutex);
-    return fn(view());
+    return after_seen_durable(operation, SeenWait::read, [&](std::uint64_t& seen) {
+      std::shared_lock lock(mutex);
+      while (kAdjacency && !store.linked()) {
+        lock.unlock();
+        ensure_linked();
+        lock.lock();
+      }
+      seen = seen_lsn();
+      return fn(view());
+    });
   }
-  /// read() for calls that follow adjacency: the store's edges are linked first.
   template <typename Fn>
   decltype(auto) read_adjacency(std::string_view operation, Fn&& fn) {
-    check_deadline(operation);
-    for (;;) {
-      std::shared_lock lock(mutex);
-      if (store.linked()) return fn(view());
-      lock.unlock();
-      ensure_linked();
-    }
+    return read<true>(operation, std::forward<Fn>(fn));
+  }
+
+  /// fn() inside the writer gate; returned once what it saw and logged is durable, waiting
+  /// outside the gate (concurrent commits share one sync). fn returns its record's lsn through
+  /// its argument (0: none).
+  template <typename Fn>
+  auto gated(std::string_view operation, Fn&& fn) {
+    return after_seen_durable(operation, SeenWait::write, [&](std::uint64_t& seen) {
+      enter_gate(operation);
+      detail::GateGuard guard(gate);
+      seen = seen_lsn();
+      std::uint64_t logged = 0;
+      auto answer = fn(logged);
+      seen = std::max(seen, logged);
+      return answer;
+    });
   }
 
   /// One write as a transaction of its own: change(overlay, tx view) records it, commit applies
@@ -116,17 +135,12 @@ struct MemoryGraph::Impl : detail::GraphState {
   /// still holds the gate (the store cannot change under it).
   template <typename Change, typename Result>
   auto write(std::string_view operation, Change&& change, Result&& result) {
-    std::uint64_t lsn;
-    auto answer = [&] {
-      enter_gate(operation);
-      detail::GateGuard guard(gate);
+    return gated(operation, [&](std::uint64_t& logged) {
       detail::Overlay overlay(store);
       auto changed = change(overlay, detail::TxView(overlay, prefix));
-      lsn = commit(overlay);
+      logged = commit(overlay);
       return result(view(), changed);
-    }();
-    wait_durable(lsn);  // outside the gate: concurrent commits share one sync
-    return answer;
+    });
   }
 };
 
@@ -161,25 +175,18 @@ std::string catalog_record(bool add, std::string_view name) {
 bool MemoryGraph::create_graph(std::string_view name) {
   validate_label(name, "graph name");
   auto schema = schema_lock(*impl_);
-  std::uint64_t lsn = 0;
-  {
-    impl_->enter_gate("create_graph");
-    detail::GateGuard guard(impl_->gate);
+  return impl_->gated("create_graph", [&](std::uint64_t& lsn) {
     if (impl_->catalog.contains(name)) return false;
     lsn = impl_->log(detail::durable::RecordType::catalog, catalog_record(true, name));
     std::unique_lock lock(impl_->mutex);
     impl_->catalog.emplace(name);
-  }
-  impl_->wait_durable(lsn);
-  return true;
+    return true;
+  });
 }
 
 bool MemoryGraph::drop_graph(std::string_view name) {
   auto schema = schema_lock(*impl_);
-  std::uint64_t lsn = 0;
-  {
-    impl_->enter_gate("drop_graph");
-    detail::GateGuard guard(impl_->gate);
+  return impl_->gated("drop_graph", [&](std::uint64_t& lsn) {
     if (name == impl_->graph_name) {
       const std::string old_prefix = impl_->prefix;
       impl_->renew_prefix();  // ids issued before the drop must stay unknown
@@ -202,9 +209,8 @@ bool MemoryGraph::drop_graph(std::string_view name) {
       std::unique_lock lock(impl_->mutex);
       impl_->catalog.erase(impl_->catalog.find(name));
     }
-  }
-  impl_->wait_durable(lsn);
-  return true;
+    return true;
+  });
 }
 
 bool MemoryGraph::graph_exists(std::string_view name) {
@@ -233,65 +239,57 @@ bool MemoryGraph::create_index(std::string_view label, std::string_view key, con
   validate_label(label);
   if (key.empty()) throw InvalidArgument("create_index: the property key is empty");
   auto schema = schema_lock(*impl_);
-  std::uint64_t lsn = 0;
-  const bool created = [&] {
-  impl_->enter_gate("create_index");
-  detail::GateGuard guard(impl_->gate);
-  auto& s = impl_->store;
-  const LabelId existing = s.labels.find(label);
-  if (existing != kUnknownLabel && existing < s.vertex_indexes.size() &&
-      std::any_of(s.vertex_indexes[existing].begin(), s.vertex_indexes[existing].end(),
-                  [&](const auto& i) { return i.key() == key; })) {
-    return false;
-  }
-  // Built outside the exclusive lock (this writer alone changes the store), before anything
-  // changes: a unique index may find duplicates.
-  auto build = [&](ElementKind kind, const std::vector<detail::LabelMembers>& table) {
-    detail::PropertyIndex index{std::string(key), options.unique};
-    const auto g = impl_->view();
-    const bool vertices = kind == ElementKind::vertex;
-    auto properties = [&](Slot slot) { return vertices ? g.vertex_properties(slot) : g.edge_properties(slot); };
-    if (existing != kUnknownLabel && existing < table.size()) {
-      table[existing].slots.for_each([&](Slot slot) {
-        if (vertices ? g.vertex_alive(slot) : g.edge_alive(slot)) index.add(properties(slot).index_key(key), slot);
-      });
+  return impl_->gated("create_index", [&](std::uint64_t& lsn) {
+    auto& s = impl_->store;
+    const LabelId existing = s.labels.find(label);
+    if (existing != kUnknownLabel && existing < s.vertex_indexes.size() &&
+        std::any_of(s.vertex_indexes[existing].begin(), s.vertex_indexes[existing].end(),
+                    [&](const auto& i) { return i.key() == key; })) {
+      return false;
     }
-    if (options.unique) {
-      index.for_each_shared_bucket([&](const std::vector<Slot>& slots) {
-        const Value value = properties(slots.front()).get(key);
-        if (contains_nan(value)) return;  // NaN equals nothing
-        throw AlreadyExists(fmt::format("create_index: {}s {} and {} of label {} both hold {} = {}",
-                                        vertices ? "vertex" : "edge", detail::make_id(g, kind, slots[0]).str(),
-                                        detail::make_id(g, kind, slots[1]).str(), label, key, value));
-      });
+    // Built outside the exclusive lock (this writer alone changes the store), before anything
+    // changes: a unique index may find duplicates.
+    auto build = [&](ElementKind kind, const std::vector<detail::LabelMembers>& table) {
+      detail::PropertyIndex index{std::string(key), options.unique};
+      const auto g = impl_->view();
+      const bool vertices = kind == ElementKind::vertex;
+      auto properties = [&](Slot slot) { return vertices ? g.vertex_properties(slot) : g.edge_properties(slot); };
+      if (existing != kUnknownLabel && existing < table.size()) {
+        table[existing].slots.for_each([&](Slot slot) {
+          if (vertices ? g.vertex_alive(slot) : g.edge_alive(slot)) index.add(properties(slot).index_key(key), slot);
+        });
+      }
+      if (options.unique) {
+        index.for_each_shared_bucket([&](const std::vector<Slot>& slots) {
+          const Value value = properties(slots.front()).get(key);
+          if (contains_nan(value)) return;  // NaN equals nothing
+          throw AlreadyExists(fmt::format("create_index: {}s {} and {} of label {} both hold {} = {}",
+                                          vertices ? "vertex" : "edge", detail::make_id(g, kind, slots[0]).str(),
+                                          detail::make_id(g, kind, slots[1]).str(), label, key, value));
+        });
+      }
+      return index;
+    };
+    auto vertex_index = build(ElementKind::vertex, s.vertices_by_label);
+    auto edge_index = build(ElementKind::edge, s.edges_by_label);
+    std::string payload;
+    detail::durable::ByteWriter w(payload);
+    detail::durable::encode_create_index(w, label, key, options.unique);
+    lsn = impl_->log(detail::durable::RecordType::create_index, payload);
+    std::unique_lock lock(impl_->mutex);
+    const LabelId l = s.labels.intern(label);
+    for (auto* table : {&s.vertex_indexes, &s.edge_indexes}) {
+      if (table->size() <= l) table->resize(l + 1);
     }
-    return index;
-  };
-  auto vertex_index = build(ElementKind::vertex, s.vertices_by_label);
-  auto edge_index = build(ElementKind::edge, s.edges_by_label);
-  std::string payload;
-  detail::durable::ByteWriter w(payload);
-  detail::durable::encode_create_index(w, label, key, options.unique);
-  lsn = impl_->log(detail::durable::RecordType::create_index, payload);
-  std::unique_lock lock(impl_->mutex);
-  const LabelId l = s.labels.intern(label);
-  for (auto* table : {&s.vertex_indexes, &s.edge_indexes}) {
-    if (table->size() <= l) table->resize(l + 1);
-  }
-  s.vertex_indexes[l].push_back(std::move(vertex_index));
-  s.edge_indexes[l].push_back(std::move(edge_index));
-  return true;
-  }();
-  impl_->wait_durable(lsn);
-  return created;
+    s.vertex_indexes[l].push_back(std::move(vertex_index));
+    s.edge_indexes[l].push_back(std::move(edge_index));
+    return true;
+  });
 }
 
 bool MemoryGraph::drop_index(std::string_view label, std::string_view key) {
   auto schema = schema_lock(*impl_);
-  std::uint64_t lsn = 0;
-  {
-    impl_->enter_gate("drop_index");
-    detail::GateGuard guard(impl_->gate);
+  return impl_->gated("drop_index", [&](std::uint64_t& lsn) {
     auto& s = impl_->store;
     const LabelId l = s.labels.find(label);
     auto has = [&](const detail::IndexTable& table) {
@@ -306,9 +304,8 @@ bool MemoryGraph::drop_index(std::string_view label, std::string_view key) {
     for (auto* table : {&s.vertex_indexes, &s.edge_indexes}) {
       std::erase_if((*table)[l], [&](const auto& i) { return i.key() == key; });
     }
-  }
-  impl_->wait_durable(lsn);
-  return true;
+    return true;
+  });
 }
 
 std::vector<IndexInfo> MemoryGraph::indexes() {

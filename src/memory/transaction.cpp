@@ -33,19 +33,22 @@ decltype(auto) MemoryTransaction::read(std::string_view operation, Fn&& fn) {
   ensure_open(operation);
   check_deadline(operation);
   if (overlay_) return fn(TxView(*overlay_, graph_.prefix));  // this transaction is the only writer
-  std::shared_lock lock(graph_.mutex);
-  while (!graph_.store.linked()) {  // the reads of a transaction see one linked store
-    lock.unlock();
-    graph_.ensure_linked();
-    lock.lock();
-  }
-  if (!read_version_) {
-    read_version_ = graph_.store.version;
-  } else if (*read_version_ != graph_.store.version) {
-    throw TransactionConflict(
-        fmt::format("{}: the graph changed since this transaction's first read; run the transaction again", operation));
-  }
-  return fn(graph_.view());
+  return graph_.after_seen_durable(operation, GraphState::SeenWait::read, [&](std::uint64_t& seen) {
+    std::shared_lock lock(graph_.mutex);
+    while (!graph_.store.linked()) {  // the reads of a transaction see one linked store
+      lock.unlock();
+      graph_.ensure_linked();
+      lock.lock();
+    }
+    seen = graph_.seen_lsn();
+    if (!read_version_) {
+      read_version_ = graph_.store.version;
+    } else if (*read_version_ != graph_.store.version) {
+      throw TransactionConflict(fmt::format(
+          "{}: the graph changed since this transaction's first read; run the transaction again", operation));
+    }
+    return fn(graph_.view());
+  });
 }
 
 template <typename Fn>
@@ -60,6 +63,7 @@ decltype(auto) MemoryTransaction::write(std::string_view operation, Fn&& fn) {
     }
     graph_.ensure_linked();  // no edge waits while this transaction holds the gate
     overlay_ = std::make_unique<Overlay>(graph_.store);
+    seen_ = graph_.seen_lsn();
   }
   return fn(*overlay_, TxView(*overlay_, graph_.prefix));
 }
@@ -77,7 +81,7 @@ void MemoryTransaction::commit() {
     }
   }
   end();
-  graph_.wait_durable(lsn);  // after leaving the gate: concurrent commits share one sync
+  graph_.wait_durable(std::max(lsn, seen_));  // after leaving the gate: concurrent commits share one sync
 }
 
 void MemoryTransaction::rollback() { end(); }

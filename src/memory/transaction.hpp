@@ -18,6 +18,12 @@ namespace propgraph::detail {
 /// checks that version once more; from then on the transaction is the only writer, its writes
 /// go to an Overlay and its reads see the graph through it (TxView). commit() applies the
 /// overlay under the exclusive lock; rollback() drops it. Either way the gate is left.
+///
+/// Durable graphs with SyncPolicy::every_commit: reads before the first write return once what
+/// they saw is synced, like MemoryGraph's reads. From the first write on, calls return at once
+/// (the transaction holds the gate; waiting there would hold up every writer for a sync), and
+/// commit() returns once the writes the transaction saw when it entered the gate, and its own,
+/// are synced.
 class MemoryTransaction final : public Transaction {
  public:
   explicit MemoryTransaction(GraphState& graph) noexcept : graph_(graph) {}
@@ -94,6 +100,7 @@ class MemoryTransaction final : public Transaction {
   bool open_ = true;
   std::optional<std::uint64_t> read_version_;  // the store's version at the first read
   std::unique_ptr<Overlay> overlay_;            // from the first write; the gate is held meanwhile
+  std::uint64_t seen_ = 0;                      // GraphState::seen_lsn() on entering the gate
 };
 
 }  // namespace propgraph::detail

@@ -86,9 +86,9 @@ TEST_F(MemoryGraphDeadline, CycleAndPathEnumerationsOverBudgetThrowTimeout) {
   const auto before = observe();
   {
     DeadlineScope scope(kBudget);
-    // Without a deadline each takes a few hundred milliseconds (a search for long cycles; twenty
-    // thousand paths between the two hubs).
-    EXPECT_THROW((void)graph_->detect_cycles({.max_depth = 8, .max_cycles = 30}), Timeout);
+    // Without a deadline each takes a few hundred milliseconds or more (a hundred thousand
+    // cycles; twenty thousand paths between the two hubs).
+    EXPECT_THROW((void)graph_->detect_cycles({.max_depth = 4, .max_cycles = 100'000}), Timeout);
     EXPECT_THROW((void)graph_->all_paths(ids_[hub_], ids_[other_hub_], {.max_depth = 6, .max_paths = 20'000}),
                  Timeout);
   }

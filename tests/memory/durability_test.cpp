@@ -12,10 +12,14 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <set>
@@ -24,6 +28,7 @@
 #include <thread>
 
 #include "memory/durable/files.hpp"
+#include "propgraph/deadline.hpp"
 #include "propgraph/fmt.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 
@@ -280,7 +285,7 @@ TEST(Durability, AFullDiskFailsTheWriteAndChangesNothing) {
   EXPECT_EQ(describe(*graph), after);
 }
 
-TEST(Durability, AFailedSyncClosesTheGraphForWritesAndReopeningRecovers) {
+TEST(Durability, AFailedSyncClosesTheGraphForWritesAndReadsAndReopeningRecovers) {
   TempDir dir;
   std::string durable_state;
   {
@@ -292,12 +297,153 @@ TEST(Durability, AFailedSyncClosesTheGraphForWritesAndReopeningRecovers) {
       EXPECT_THROW(g.create_vertex("Person", {{"name", "b"}}), StorageError);
     }
     EXPECT_THROW(g.create_vertex("Person", {{"name", "c"}}), StorageError);  // closed for writes
-    EXPECT_EQ(g.count_vertices(), 2);  // reads go on; "b" was applied before its sync failed
+    // "b" was applied before its sync failed: a read would show a write that may not be on disk.
+    EXPECT_THROW(g.count_vertices(), StorageError);
+    EXPECT_THROW(g.find_vertices_by_label("Person"), StorageError);
   }
   MemoryGraph g(durable(dir.path()));
   EXPECT_GE(g.count_vertices(), 1);
   EXPECT_EQ(g.find_vertices_by_label("Person", {{"name", "a"}}).size(), 1u);
   EXPECT_NO_THROW(g.create_vertex("Person", {{"name", "d"}}));
+}
+
+/// Holds every sync of durable graphs (the log's fdatasync) until release(), so that a test can
+/// look at the graph while a write is applied but not yet synced.
+class HeldSyncs {
+ public:
+  HeldSyncs() {
+    detail::durable::set_fault_injector([this](detail::durable::FileOp op, const fs::path&) {
+      if (op != detail::durable::FileOp::sync) return 0;
+      std::unique_lock lock(mutex_);
+      ++entered_;
+      changed_.notify_all();
+      changed_.wait_for(lock, 30s, [&] { return released_; });  // bounded: a broken test ends
+      return 0;
+    });
+  }
+  ~HeldSyncs() {
+    release();
+    detail::durable::set_fault_injector({});
+  }
+  HeldSyncs(const HeldSyncs&) = delete;
+  HeldSyncs& operator=(const HeldSyncs&) = delete;
+
+  /// Waits until a sync is being held.
+  void wait_for_sync() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return entered_ > 0; });
+  }
+  void release() {
+    {
+      std::lock_guard lock(mutex_);
+      released_ = true;
+    }
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int entered_ = 0;
+  bool released_ = false;
+};
+
+/// Runs fn on a thread of its own; done() says whether it has returned (or thrown).
+class Call {
+ public:
+  explicit Call(std::function<void()> fn)
+      : thread_([this, fn = std::move(fn)] {
+          try {
+            fn();
+          } catch (...) {
+            error_ = std::current_exception();
+          }
+          done_ = true;
+        }) {}
+  ~Call() {
+    if (thread_.joinable()) thread_.join();
+  }
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
+  [[nodiscard]] bool done() const { return done_.load(); }
+  /// Joins; rethrows what fn threw.
+  void join() {
+    thread_.join();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::atomic<bool> done_{false};
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
+TEST(Durability, EveryCommitShowsNobodyAWriteBeforeItIsSynced) {
+  TempDir dir;
+  MemoryGraph g(durable(dir.path()));
+  g.create_index("Person", "email", {.unique = true});
+  g.create_vertex("Person", {{"name", "a"}, {"email", "a@x"}});
+  HeldSyncs held;
+  Call writer([&] { g.create_vertex("Person", {{"name", "b"}, {"email", "b@x"}}); });
+  held.wait_for_sync();  // "b" is logged (the only record to sync), maybe not yet applied
+  std::int64_t counted = 0;
+  Call reader([&] { counted = g.count_vertices(); });
+  std::vector<Vertex> found;
+  Call scanner([&] { found = g.find_vertices_by_label("Person", {{"email", "b@x"}}); });
+  // A write that fails because of "b" reveals it as much as a read does.
+  Call duplicate([&] { EXPECT_THROW(g.create_vertex("Person", {{"email", "b@x"}}), AlreadyExists); });
+  // A write that logs nothing waits as well: its answer may rest on the writes before it.
+  bool deleted = true;
+  Call no_op([&] { deleted = g.delete_vertex("Person", ElementId("unknown")); });
+  auto tx = g.begin();
+  std::int64_t counted_in_tx = 0;
+  Call tx_reader([&] { counted_in_tx = tx->count_vertices(); });
+  // A writing transaction's calls answer at once (it holds the gate); its commit waits for
+  // what it saw, though it logged nothing.
+  auto writing = g.begin();
+  Call tx_commit([&] {
+    EXPECT_FALSE(writing->delete_vertex("Person", ElementId("unknown")));
+    writing->commit();
+  });
+  // A read with a deadline gives up: Timeout, no answer.
+  Call timed([&] {
+    DeadlineScope scope(20ms);
+    EXPECT_THROW(g.count_vertices(), Timeout);
+  });
+  timed.join();
+  std::this_thread::sleep_for(50ms);  // time enough for a call that does not wait to return
+  EXPECT_FALSE(writer.done());
+  EXPECT_FALSE(reader.done());
+  EXPECT_FALSE(scanner.done());
+  EXPECT_FALSE(duplicate.done());
+  EXPECT_FALSE(no_op.done());
+  EXPECT_FALSE(tx_reader.done());
+  EXPECT_FALSE(tx_commit.done());
+  held.release();
+  writer.join();
+  reader.join();
+  scanner.join();
+  duplicate.join();
+  no_op.join();
+  tx_reader.join();
+  tx_commit.join();
+  // A read that took the lock just before "b" was applied saw the graph without it.
+  EXPECT_GE(counted, 1);
+  EXPECT_LE(found.size(), 1u);
+  EXPECT_FALSE(deleted);
+  EXPECT_GE(counted_in_tx, 1);
+  EXPECT_EQ(g.count_vertices(), 2);
+}
+
+TEST(Durability, IntervalAndNoneShowWritesBeforeTheyAreSynced) {
+  for (const auto policy : {SyncPolicy::interval, SyncPolicy::none}) {
+    TempDir dir;
+    MemoryGraph g(durable(dir.path(), policy));
+    g.create_vertex("Person", {{"name", "a"}});
+    HeldSyncs held;  // interval's periodic sync is held; none never syncs
+    g.create_vertex("Person", {{"name", "b"}});  // returns at once: the policy does not wait
+    EXPECT_EQ(g.count_vertices(), 2);
+  }
 }
 
 // -- crash tests -------------------------------------------------------------------------------

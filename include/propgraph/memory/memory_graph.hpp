@@ -19,14 +19,20 @@ namespace propgraph {
 /// How a durable MemoryGraph syncs its write-ahead log (see docs/durability.md).
 enum class SyncPolicy : std::uint8_t {
   /// Every write returns once its log record is synced to disk; concurrent writes share one
-  /// sync (group commit). Survives a crash of the process or of the machine.
+  /// sync (group commit). Survives a crash of the process or of the machine. No caller learns
+  /// of a write before it is synced: every call returns (or throws) only once the writes it
+  /// could have seen are synced, so a read during writes may wait for a sync. Exception: the
+  /// calls inside a transaction that has written answer at once; its commit() waits for them.
+  /// After a failed sync every call throws StorageError until the graph is opened again.
   every_commit,
   /// Log records are written and synced at least every sync_interval. A crash loses at most
   /// the writes of the last interval, never a part of one, and keeps a prefix of the rest.
+  /// Readers see writes before they are synced.
   interval,
   /// Log records are handed to the OS at least every sync_interval and never synced by
   /// propgraph. A crash of the process loses at most the last interval's writes; a crash of the
   /// machine what the OS had not yet written. Always a prefix, never a part of a write.
+  /// Readers see writes at once.
   none,
 };
 
@@ -48,6 +54,7 @@ struct MemoryOptions {
   /// after it, each committed write reaches the log before it returns, ids survive restarts.
   /// The directory is created when missing; one process at a time may open it.
   std::optional<std::filesystem::path> data_dir;
+  /// How writes reach the disk, and when readers see them (see SyncPolicy).
   SyncPolicy sync = SyncPolicy::every_commit;
   /// The period of SyncPolicy::interval and none.
   std::chrono::nanoseconds sync_interval = std::chrono::milliseconds(10);
@@ -67,7 +74,8 @@ struct MemoryOptions {
 ///   anyone, then applies it under the exclusive lock: readers wait only for that apply (a few
 ///   hundred nanoseconds per element changed), writers wait for the writer before them. Waiting
 ///   for the gate is fiber-aware (only the fiber waits); waiting for the lock blocks the thread,
-///   briefly.
+///   briefly. A durable graph with SyncPolicy::every_commit also makes each call wait, after
+///   it has released lock and gate, until what it saw is synced (fiber-aware as well).
 /// - Transactions (begin()): serializable. Until its first write a transaction reads the
 ///   committed graph; if another write commits in between, its next read (or its first write)
 ///   throws TransactionConflict, so every read of a transaction sees one state of the graph.
@@ -181,6 +189,9 @@ class MemoryGraph final : public GraphOperations {
   std::vector<Component> connected_components(const ComponentOptions& options = {}) override;
   std::vector<Visit> bfs(const ElementId& start, const TraversalOptions& options = {}) override;
   std::vector<Visit> dfs(const ElementId& start, const TraversalOptions& options = {}) override;
+  /// Never enters a vertex that cannot get back to the cycle's first vertex within max_depth
+  /// along a way off the open path (Johnson's blocking, with the length bound), so that a search
+  /// spends little time where no cycle is left: one long ring costs O(V + E).
   std::vector<Cycle> detect_cycles(const CycleOptions& options = {}) override;
 
  private:

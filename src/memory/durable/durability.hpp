@@ -33,8 +33,15 @@ class Durability {
   /// Logs a record (the caller is the graph's one writer, before it applies the change).
   /// Returns the lsn to wait() for once the writer gate is left. StorageError: not logged.
   std::uint64_t log(RecordType type, const std::string& payload) { return wal_->append(type, payload); }
-  /// Returns once record `lsn` is as durable as the sync policy makes it.
-  void wait(std::uint64_t lsn) { wal_->wait(lsn); }
+  /// Returns once record `lsn` is as durable as the sync policy makes it: true, or false when
+  /// `deadline` passed first. StorageError when the log failed before it was synced.
+  bool wait(std::uint64_t lsn, std::optional<DeadlineClock::time_point> deadline = std::nullopt) {
+    return wal_->wait(lsn, deadline);
+  }
+  /// The lsn of the last record logged.
+  [[nodiscard]] std::uint64_t last_lsn() const noexcept { return wal_->last_lsn(); }
+  /// Whether wait(lsn) would return at once.
+  [[nodiscard]] bool is_durable(std::uint64_t lsn) const noexcept { return wal_->is_durable(lsn); }
   /// See MemoryGraph::checkpoint.
   void checkpoint();
   /// A fresh id prefix for a durable graph: random, so that ids of different data directories

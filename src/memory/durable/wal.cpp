@@ -29,12 +29,16 @@ std::string segment_header(std::uint64_t first_lsn) {
 }  // namespace
 
 WalWriter::WalWriter(const DataDir& dir, std::uint64_t next_lsn, SyncPolicy policy, std::chrono::nanoseconds interval)
-    : dir_(dir), policy_(policy), interval_(interval), next_lsn_(next_lsn) {
+    : dir_(dir),
+      policy_(policy),
+      interval_(interval),
+      next_lsn_(next_lsn),
+      appended_lsn_(next_lsn - 1),
+      durable_lsn_(next_lsn - 1) {
   if (interval_.count() <= 0 && policy_ != SyncPolicy::every_commit) {
     throw InvalidArgument("MemoryOptions::sync_interval must be positive");
   }
   written_lsn_ = next_lsn - 1;
-  durable_lsn_ = next_lsn - 1;
   buffered_lsn_ = next_lsn - 1;
   open_segment(next_lsn);
   syncer_thread_ = std::thread([this] { syncer(); });
@@ -59,10 +63,32 @@ void WalWriter::open_segment(std::uint64_t first_lsn) {
 }
 
 void WalWriter::closed() const {
-  throw StorageError(fmt::format("the graph's log in {} failed earlier ({}); the graph takes no more writes until it "
-                                 "is opened again",
-                                 dir_.path().string(), failure_),
+  std::string failure;
+  {
+    std::lock_guard lock(failure_mutex_);
+    failure = failure_;
+  }
+  throw StorageError(fmt::format("the graph's log in {} failed earlier ({}); until it is opened again the graph takes "
+                                 "no writes and, with SyncPolicy::every_commit, answers no reads (its memory may hold "
+                                 "writes the disk does not)",
+                                 dir_.path().string(), failure),
                      dir_.path().string());
+}
+
+void WalWriter::made_durable(std::uint64_t lsn) noexcept {
+  std::uint64_t old = durable_lsn_.load();
+  while (old < lsn && !durable_lsn_.compare_exchange_weak(old, lsn)) {
+  }
+  durable_.notify_all();
+}
+
+void WalWriter::fail(const std::string& error) noexcept {
+  {
+    std::lock_guard lock(failure_mutex_);
+    if (failure_.empty()) failure_ = error;
+  }
+  failed_.store(true);
+  durable_.notify_all();
 }
 
 std::uint64_t WalWriter::append(RecordType type, std::string_view payload) {
@@ -81,10 +107,13 @@ std::uint64_t WalWriter::append(RecordType type, std::string_view payload) {
   w.u64(checksum(record_.data(), record_.size()));
   if (policy_ == SyncPolicy::every_commit) {
     {
+      // The lsns under the lock the syncer reads them with: a sync that starts after this
+      // write covers it.
       std::lock_guard lock(file_mutex_);
       file_.write(record_.data(), record_.size());  // throws, leaving nothing behind
+      written_lsn_.store(lsn);
+      appended_lsn_.store(lsn);
     }
-    written_lsn_.store(lsn);
     {
       std::lock_guard lock(syncer_mutex_);
       work_ = true;
@@ -94,6 +123,7 @@ std::uint64_t WalWriter::append(RecordType type, std::string_view payload) {
     std::lock_guard lock(buffer_mutex_);
     buffer_.append(record_);
     buffered_lsn_ = lsn;
+    appended_lsn_.store(lsn);
   }
   ++next_lsn_;
   since_rotation_ += record_.size();
@@ -104,11 +134,11 @@ std::uint64_t WalWriter::append(RecordType type, std::string_view payload) {
   return lsn;
 }
 
-void WalWriter::wait(std::uint64_t lsn) {
-  if (policy_ != SyncPolicy::every_commit) return;
-  std::unique_lock lock(durable_mutex_);
-  durable_cv_.wait(lock, [&] { return durable_lsn_ >= lsn || !failure_.empty(); });
-  if (durable_lsn_ < lsn) closed();
+bool WalWriter::wait(std::uint64_t lsn, std::optional<DeadlineClock::time_point> deadline) {
+  if (policy_ != SyncPolicy::every_commit) return true;
+  if (!durable_.wait_until([&] { return durable_lsn_.load() >= lsn || failed_.load(); }, deadline)) return false;
+  if (durable_lsn_.load() < lsn) closed();
+  return true;
 }
 
 std::uint64_t WalWriter::drain_buffer() {
@@ -150,22 +180,18 @@ void WalWriter::syncer() {
           std::lock_guard lock(file_mutex_);
           done = drain_buffer();
         }
-        // Without file_mutex_: commits go on appending meanwhile and share the next sync.
-        if (policy_ != SyncPolicy::none || stopping) file_.sync();
+        // Without file_mutex_: commits go on appending meanwhile and share the next sync. Nothing
+        // written since the last sync (a wake-up for records that sync already took): no sync.
+        if (stopping || (policy_ != SyncPolicy::none && done > durable_lsn_.load())) file_.sync();
       } catch (const StorageError& e) {
         error = e.what();
       }
     }
-    {
-      std::lock_guard lock(durable_mutex_);
-      if (error.empty()) {
-        durable_lsn_ = std::max(durable_lsn_, done);
-      } else if (failure_.empty()) {
-        failure_ = error;
-        failed_.store(true);
-      }
+    if (error.empty()) {
+      made_durable(done);
+    } else {
+      fail(error);
     }
-    durable_cv_.notify_all();
     if (stopping) return;
   }
 }
@@ -179,20 +205,11 @@ void WalWriter::flush() {
       done = drain_buffer();
       file_.sync();
     } catch (const StorageError& e) {
-      {
-        std::lock_guard dl(durable_mutex_);
-        if (failure_.empty()) failure_ = e.what();
-        failed_.store(true);
-      }
-      durable_cv_.notify_all();
+      fail(e.what());
       throw;
     }
   }
-  {
-    std::lock_guard lock(durable_mutex_);
-    durable_lsn_ = std::max(durable_lsn_, done);
-  }
-  durable_cv_.notify_all();
+  made_durable(done);
 }
 
 std::uint64_t WalWriter::rotate() {

@@ -13,15 +13,15 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 
-#include <boost/fiber/condition_variable.hpp>
-#include <boost/fiber/mutex.hpp>
-
 #include "memory/durable/files.hpp"
 #include "memory/durable/records.hpp"
+#include "memory/thread_fiber_condition.hpp"
+#include "propgraph/deadline.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 
 namespace propgraph::detail::durable {
@@ -34,7 +34,8 @@ inline constexpr std::size_t kRecordTrailerSize = 8;
 /// groups the syncs of concurrent commits (group commit).
 ///
 /// - every_commit: append() writes the record to the file at once; wait() returns once a sync
-///   that started after the write has finished.
+///   that started after the write has finished. The syncer syncs whenever records were written
+///   since its last sync, so one sync covers every record written while the one before ran.
 /// - interval: append() buffers; the syncer writes and syncs the buffer every sync_interval.
 /// - none: append() buffers; the syncer writes it every sync_interval and never syncs.
 /// A failed write or sync closes the log for good: every later append() throws StorageError.
@@ -51,9 +52,16 @@ class WalWriter {
   /// Returns its lsn. StorageError when the log is closed or (every_commit) the write fails;
   /// then nothing was appended.
   std::uint64_t append(RecordType type, std::string_view payload);
+  /// The lsn of the last record appended (0 before the first).
+  [[nodiscard]] std::uint64_t last_lsn() const noexcept { return appended_lsn_.load(); }
+  /// Whether wait(lsn) would return at once (without a failure).
+  [[nodiscard]] bool is_durable(std::uint64_t lsn) const noexcept {
+    return policy_ != SyncPolicy::every_commit || durable_lsn_.load() >= lsn;
+  }
   /// Returns once record `lsn` is as durable as the policy makes it (every_commit: synced;
-  /// otherwise at once). Fiber-aware. StorageError when the sync failed.
-  void wait(std::uint64_t lsn);
+  /// otherwise at once): true, or false when `deadline` passed first. Fiber-aware (only the
+  /// calling fiber waits). StorageError when the log failed before `lsn` was synced.
+  bool wait(std::uint64_t lsn, std::optional<DeadlineClock::time_point> deadline = std::nullopt);
   /// Writes and syncs everything so far (checkpoint, close).
   void flush();
   /// Ends the current segment (written and synced) and starts one at the next lsn, which it
@@ -72,6 +80,10 @@ class WalWriter {
   void syncer();
   /// Writes the buffer out (caller holds file_mutex_); returns the last lsn now in the file.
   std::uint64_t drain_buffer();
+  /// Records that every lsn up to `lsn` is durable and wakes who waits for it.
+  void made_durable(std::uint64_t lsn) noexcept;
+  /// Closes the log for good after a failed write or sync and wakes every waiter.
+  void fail(const std::string& error) noexcept;
   [[noreturn]] void closed() const;
 
   const DataDir& dir_;
@@ -79,6 +91,7 @@ class WalWriter {
   const std::chrono::nanoseconds interval_;
 
   std::uint64_t next_lsn_;                 // the writer's only
+  std::atomic<std::uint64_t> appended_lsn_;
   std::string record_;                     // the writer's scratch
   std::atomic<std::uint64_t> since_rotation_{0};
   std::uint64_t hint_bytes_ = 0;
@@ -102,11 +115,12 @@ class WalWriter {
   bool stop_ = false;
   std::thread syncer_thread_;
 
-  boost::fibers::mutex durable_mutex_;
-  boost::fibers::condition_variable durable_cv_;
-  std::uint64_t durable_lsn_ = 0;
-  std::string failure_;  // non-empty: the log is closed
-  std::atomic<bool> failed_{false};
+  // seq_cst, read by the waiters' predicate (see ThreadFiberCondition).
+  std::atomic<std::uint64_t> durable_lsn_;
+  std::atomic<bool> failed_{false};  // the log is closed; failure_ says why
+  mutable std::mutex failure_mutex_;
+  std::string failure_;
+  ThreadFiberCondition durable_;
 };
 
 /// What reading the log found.
