@@ -236,7 +236,9 @@ struct PostgresGraph::Impl {
   /// Connects, creates the catalog and the bound graph when missing.
   explicit Impl(PostgresOptions opts) : Impl(std::make_shared<Shared>(validated(std::move(opts))), nullptr) {
     auto c = pool.acquire();
+    bool created = false;  // anything this instance created is one of its writes (Replicas)
     if (!c->exec(catalog.catalog_exists).boolean(0, 0)) {
+      created = true;
       in_transaction(*c, [&] {
         lock_catalog(*c);
         c->exec(catalog.create_schema, {}, false);
@@ -245,17 +247,28 @@ struct PostgresGraph::Impl {
       });
     }
     std::optional<std::int64_t> number = graph_number(*c, options.graph);
-    if (!number) number = create_graph(*c, options.graph);
+    if (!number) {
+      number = create_graph(*c, options.graph);
+      created = true;
+    }
     if (!number) number = graph_number(*c, options.graph);  // created concurrently elsewhere
     if (!number) throw QueryError(fmt::format("graph '{}' vanished while being opened", options.graph));
     schema = catalog.graph_schema(*number);
     ids = std::make_unique<IdCodec>(fmt::format("pg{}:", *number));
     sql = std::make_unique<GraphSql>(schema);
     // Graphs created before property indexes existed get their (empty) index catalog now.
-    if (!c->exec(sql->index_catalog_exists, {}, false).boolean(0, 0)) c->exec(sql->create_index_catalog, {}, false);
+    if (!c->exec(sql->index_catalog_exists, {}, false).boolean(0, 0)) {
+      c->exec(sql->create_index_catalog, {}, false);
+      created = true;
+    }
     // ... and the function delete_vertex calls.
-    if (!c->exec(sql->delete_vertex_exists, {}, false).boolean(0, 0)) c->exec(sql->create_delete_vertex, {}, false);
+    if (!c->exec(sql->delete_vertex_exists, {}, false).boolean(0, 0)) {
+      c->exec(sql->create_delete_vertex, {}, false);
+      created = true;
+    }
     load_indexes(*c);
+    // Reads routed after this instance's own writes wait until a standby has the schema too.
+    if (created) replicas.wrote(*c);
   }
 
   static PostgresOptions validated(PostgresOptions o) {

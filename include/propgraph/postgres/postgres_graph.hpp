@@ -116,9 +116,11 @@ struct PostgresOptions {
 ///
 /// Read replicas: with standby_conninfos, reads go to hot standbys as standby_reads says
 /// (default: once a standby has replayed this instance's last write, so a caller always sees
-/// its own writes); writes, index and catalog calls go to the primary. With standbys each write
-/// costs one more round trip (reading its WAL position). A standby that fails is skipped for a
-/// second and its reads go to the primary.
+/// its own writes; creating the catalog or the graph when opening counts as a write); writes,
+/// index and catalog calls go to the primary. With standbys each write costs one more round
+/// trip (reading its WAL position). A standby that fails is skipped for a second and its reads
+/// go to the primary; a read a standby cannot serve yet (it has not replayed the graph's
+/// tables) goes to the primary.
 ///
 /// Transactions (begin()): one PostgreSQL transaction at SERIALIZABLE isolation on one pooled
 /// connection, held until commit() or rollback(). Every call inside runs the same statements as
