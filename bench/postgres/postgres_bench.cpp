@@ -4,6 +4,9 @@
 //              edges with since/weight between random vertices, in random order) through
 //              create_vertices / create_edges in batches of --batch: the COPY paths; records/s,
 //              median of --runs loads into the emptied graph.
+//   foreign_keys  what the edges' foreign keys cost that load: each load run is followed by
+//              the same load into a second graph whose foreign keys were dropped (ALTER TABLE),
+//              so both see the same machine; medians of each.
 //   page_rank  page_rank() over that whole graph on PostgresGraph (fetch through COPY TO, the
 //              algorithm in memory) and on a MemoryGraph holding the same graph; medians of
 //              --runs.
@@ -18,7 +21,8 @@
 // the run header of bench/run_info.hpp, the settings and one object per part.
 //
 //   propgraph-postgres-bench [--dsn=CONNINFO] [--standby=CONNINFO] [--vertices=N] [--edges=N]
-//       [--batch=N] [--runs=N] [--seconds=S] [--concurrency=C] [--only=load,page_rank,reads]
+//       [--batch=N] [--runs=N] [--seconds=S] [--concurrency=C]
+//       [--only=load,foreign_keys,page_rank,reads]
 //       [--json=PATH]
 // --dsn defaults to $PROPGRAPH_PG_DSN, --standby to $PROPGRAPH_PG_STANDBY_DSN; without a standby
 // the reads part measures the primary alone.
@@ -78,7 +82,8 @@ struct Settings {
 [[noreturn]] void usage(int status) {
   std::fprintf(status == 0 ? stdout : stderr,
                "usage: propgraph-postgres-bench [--dsn=CONNINFO] [--standby=CONNINFO] [--vertices=N] [--edges=N]\n"
-               "       [--batch=N] [--runs=N] [--seconds=S] [--concurrency=C] [--only=load,page_rank,reads]\n"
+               "       [--batch=N] [--runs=N] [--seconds=S] [--concurrency=C]\n"
+               "       [--only=load,foreign_keys,page_rank,reads]\n"
                "       [--json=PATH]\n"
                "--dsn defaults to $PROPGRAPH_PG_DSN, --standby to $PROPGRAPH_PG_STANDBY_DSN "
                "(scripts/bench --postgres starts both)\n");
@@ -132,6 +137,22 @@ Settings parse(int argc, char** argv) {
 
 double seconds_since(Clock::time_point start) { return seconds(Clock::now() - start); }
 
+/// Runs one SQL statement on a fresh connection; throws std::runtime_error with the server's
+/// message when it fails.
+void admin_sql(const std::string& dsn, const std::string& sql) {
+  PGconn* conn = PQconnectdb(dsn.c_str());
+  std::string error;
+  if (PQstatus(conn) != CONNECTION_OK) {
+    error = PQerrorMessage(conn);
+  } else {
+    PGresult* res = PQexec(conn, sql.c_str());
+    if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK) error = PQresultErrorMessage(res);
+    PQclear(res);
+  }
+  PQfinish(conn);
+  if (!error.empty()) throw std::runtime_error(fmt::format("{}: {}", sql, error));
+}
+
 /// The server's version (server_version), or "unknown".
 std::string server_version(const std::string& dsn) {
   PGconn* conn = PQconnectdb(dsn.c_str());
@@ -174,6 +195,8 @@ constexpr std::string_view kGraph = "propgraph_bench_scale";
 /// Owns the catalog entry of kGraph while the benchmark is bound to it (a bound graph cannot
 /// drop its own schema); it stays, empty.
 constexpr std::string_view kAdminGraph = "propgraph_bench_admin";
+/// The same load with the edges' foreign keys dropped (the foreign_keys part).
+constexpr std::string_view kNoKeysGraph = "propgraph_bench_no_keys";
 
 PostgresOptions options_for(const Settings& s, std::string_view graph) {
   return PostgresOptions{.conninfo = s.dsn, .graph = std::string(graph), .pool_size = 8};
@@ -183,6 +206,11 @@ struct LoadResult {
   std::vector<double> seconds;  // per run
   double median_s = 0;
   double records_per_s = 0;
+  void add(double t) { seconds.push_back(t); }
+  void finish(double records) {
+    median_s = median(seconds);
+    records_per_s = records / median_s;
+  }
 };
 
 struct PageRankResult {
@@ -279,8 +307,19 @@ std::vector<ReadsResult> measure_reads(const Settings& s, const ElementId& id) {
   return results;
 }
 
+void write_load(Json& j, std::string_view key, const LoadResult& load) {
+  j.begin_object(key);
+  j.begin_array("seconds");
+  for (double t : load.seconds) j.field("", t);
+  j.end_array();
+  j.field("median_s", load.median_s);
+  j.field("records_per_s", load.records_per_s);
+  j.end_object();
+}
+
 void write_json(const Settings& s, const RunInfo& run, const std::string& server, const std::optional<LoadResult>& load,
-                const std::vector<PageRankResult>& ranks, const std::vector<ReadsResult>& reads) {
+                const std::optional<LoadResult>& without_keys, const std::vector<PageRankResult>& ranks,
+                const std::vector<ReadsResult>& reads) {
   Json j;
   j.begin_object();
   run.write_start(j);
@@ -289,18 +328,9 @@ void write_json(const Settings& s, const RunInfo& run, const std::string& server
   j.field("vertices", static_cast<std::int64_t>(s.vertices));
   j.field("edges_requested", static_cast<std::uint64_t>(s.edges));
   j.field("runs", s.runs);
-  if (load) {
-    j.begin_object("load");
-    j.field("path", fmt::format("create_vertices + create_edges, batches of {}, one transaction each (COPY binary)",
-                                s.batch));
-    j.field("batch", static_cast<std::uint64_t>(s.batch));
-    j.begin_array("seconds");
-    for (double t : load->seconds) j.field("", t);
-    j.end_array();
-    j.field("median_s", load->median_s);
-    j.field("records_per_s", load->records_per_s);
-    j.end_object();
-  }
+  j.field("batch", static_cast<std::uint64_t>(s.batch));
+  if (load) write_load(j, "load", *load);
+  if (without_keys) write_load(j, "load_without_foreign_keys", *without_keys);
   j.begin_array("page_rank");
   for (const auto& r : ranks) {
     j.begin_object();
@@ -350,24 +380,52 @@ int run(int argc, char** argv) {
   admin.drop_graph(kGraph);
   auto graph = std::make_unique<PostgresGraph>(options_for(s, kGraph));
   std::optional<LoadResult> load;
+  std::optional<LoadResult> without_keys;
   std::vector<PageRankResult> ranks;
   std::vector<ReadsResult> reads;
   std::vector<ElementId> ids;
-  // The load runs once per run into the emptied graph; the last one stays for the other parts.
-  const int load_runs = s.runs_part("load") ? s.runs : 1;
-  LoadResult l;
+  std::unique_ptr<PostgresGraph> no_keys;
+  if (s.runs_part("foreign_keys")) {
+    admin.drop_graph(kNoKeysGraph);
+    no_keys = std::make_unique<PostgresGraph>(options_for(s, kNoKeysGraph));
+    admin_sql(s.dsn, fmt::format("ALTER TABLE \"{}\".edges DROP CONSTRAINT edges_from_id_fkey, "
+                                 "DROP CONSTRAINT edges_to_id_fkey",
+                                 no_keys->schema_name()));
+  }
+  // The load runs once per run into the emptied graph (the last one stays for the other parts),
+  // each followed by the load without foreign keys.
+  const bool timed = s.runs_part("load") || no_keys;
+  const int load_runs = timed ? s.runs : 1;
+  LoadResult with, without;
   for (int r = 0; r < load_runs; ++r) {
     graph->drop_graph(kGraph);  // the bound graph: emptied
-    const auto start = Clock::now();
+    auto start = Clock::now();
     ids = generate::load(*graph, list, options);
-    l.seconds.push_back(seconds_since(start));
-    fmt::print("load run {}: {:.2f} s\n", r + 1, l.seconds.back());
+    with.add(seconds_since(start));
+    fmt::print("load run {}: {:.2f} s", r + 1, with.seconds.back());
+    if (no_keys) {
+      no_keys->drop_graph(kNoKeysGraph);
+      start = Clock::now();
+      generate::load(*no_keys, list, options);
+      without.add(seconds_since(start));
+      fmt::print(", without the foreign keys {:.2f} s", without.seconds.back());
+    }
+    fmt::print("\n");
   }
-  if (s.runs_part("load")) {
-    l.median_s = median(l.seconds);
-    l.records_per_s = records / l.median_s;
-    fmt::print("load: {:.2f} s median of {}, {}/s records\n", l.median_s, load_runs, format_rate(l.records_per_s));
-    load = l;
+  if (timed) {
+    with.finish(records);
+    fmt::print("load: {:.2f} s median of {}, {}/s records\n", with.median_s, load_runs, format_rate(with.records_per_s));
+    load = with;
+  }
+  if (no_keys) {
+    without.finish(records);
+    fmt::print("load without the foreign keys: {:.2f} s median, {}/s records: the keys cost {:.0f} % of the "
+               "records/s\n",
+               without.median_s, format_rate(without.records_per_s),
+               100.0 * (1.0 - with.records_per_s / without.records_per_s));
+    without_keys = without;
+    no_keys.reset();
+    admin.drop_graph(kNoKeysGraph);
   }
   if (s.runs_part("page_rank")) {
     ranks.push_back(time_page_rank("PostgresGraph", *graph, s.runs));
@@ -376,7 +434,7 @@ int run(int argc, char** argv) {
     ranks.push_back(time_page_rank("MemoryGraph", memory, s.runs));
   }
   if (s.runs_part("reads")) reads = measure_reads(s, ids[ids.size() / 2]);
-  write_json(s, info, server, load, ranks, reads);
+  write_json(s, info, server, load, without_keys, ranks, reads);
   return 0;
 }
 
