@@ -1041,7 +1041,9 @@ Edge PostgresGraph::create_edge(const ElementId& from, const ElementId& to, std:
       return impl_->execute(impl_->sql->insert_edge, {from_row->c_str(), to_row->c_str(), l.c_str(), json.c_str()});
     } catch (const ServerError& e) {
       // The endpoint was deleted after the statement's snapshot, before its foreign-key check.
-      if (e.sqlstate() == kForeignKeyViolation) throw e.constraint() == "edges_from_id_fkey" ? source_missing() : target_missing();
+      if (e.sqlstate() == kForeignKeyViolation) {
+        throw e.constraint() == "edges_from_id_fkey" ? source_missing() : target_missing();
+      }
       throw;
     }
   });

@@ -46,7 +46,8 @@ std::vector<std::string> CatalogSql::create_graph_ddl(std::int64_t id) const {
       fmt::format("CREATE TABLE {0}.edges (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
                   "label text COLLATE \"C\" NOT NULL, from_id bigint NOT NULL, to_id bigint NOT NULL, "
                   "properties jsonb NOT NULL DEFAULT '{{}}', {1}, {2})",
-                  s, GraphSql::foreign_key(graph_schema(id), "from_id"), GraphSql::foreign_key(graph_schema(id), "to_id")),
+                  s, GraphSql::foreign_key(graph_schema(id), "from_id"),
+                  GraphSql::foreign_key(graph_schema(id), "to_id")),
       fmt::format("CREATE INDEX ON {}.vertices (label, id)", s),
       // Vertex filters use the GIN index on properties; edge filters scan the label (or use a
       // property index): a GIN index costs an edge write about a sixth more.

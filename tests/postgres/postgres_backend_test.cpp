@@ -254,8 +254,8 @@ TEST(PostgresGraphs, OpeningAGraphWithoutForeignKeysAddsThemAndDropsEdgesWithout
   const std::string edges = fmt::format("\"{}\".edges", g->schema_name());
   const std::string keys = fmt::format(
       "SELECT count(*) FROM pg_constraint WHERE conrelid = '{}'::regclass AND contype = 'f'", edges);
-  pgtest::admin_sql(dsn, fmt::format("ALTER TABLE {} DROP CONSTRAINT edges_from_id_fkey, DROP CONSTRAINT edges_to_id_fkey",
-                                     edges));
+  pgtest::admin_sql(
+      dsn, fmt::format("ALTER TABLE {} DROP CONSTRAINT edges_from_id_fkey, DROP CONSTRAINT edges_to_id_fkey", edges));
   ASSERT_EQ(pgtest::admin_sql(dsn, keys), "0");
   pgtest::admin_sql(dsn, fmt::format("DELETE FROM \"{}\".vertices WHERE id = {}", g->schema_name(),
                                      doomed.str().substr(doomed.str().find(":v") + 2)));
