@@ -15,7 +15,8 @@
 //              primary alone and against the primary plus the standby (--standby, reads routed
 //              by StandbyReads::after_own_writes; this instance writes nothing, so the standby
 //              serves them); requests/s, medians of --runs windows of --seconds, the two taking
-//              turns.
+//              turns. First the loaded tables are vacuumed and analysed and the standby has
+//              replayed everything, so that neither autovacuum nor replay runs in the windows.
 //
 // Prints what it measures and writes the run to --json (default build/bench/postgres.json):
 // the run header of bench/run_info.hpp, the settings and one object per part.
@@ -137,20 +138,24 @@ Settings parse(int argc, char** argv) {
 
 double seconds_since(Clock::time_point start) { return seconds(Clock::now() - start); }
 
-/// Runs one SQL statement on a fresh connection; throws std::runtime_error with the server's
-/// message when it fails.
-void admin_sql(const std::string& dsn, const std::string& sql) {
+/// Runs one SQL statement on a fresh connection and returns the first column of its first row
+/// ("" without one); throws std::runtime_error with the server's message when it fails.
+std::string admin_sql(const std::string& dsn, const std::string& sql) {
   PGconn* conn = PQconnectdb(dsn.c_str());
   std::string error;
+  std::string value;
   if (PQstatus(conn) != CONNECTION_OK) {
     error = PQerrorMessage(conn);
   } else {
     PGresult* res = PQexec(conn, sql.c_str());
-    if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK) error = PQresultErrorMessage(res);
+    const auto status = PQresultStatus(res);
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) error = PQresultErrorMessage(res);
+    if (status == PGRES_TUPLES_OK && PQntuples(res) > 0 && PQnfields(res) > 0) value = PQgetvalue(res, 0, 0);
     PQclear(res);
   }
   PQfinish(conn);
   if (!error.empty()) throw std::runtime_error(fmt::format("{}: {}", sql, error));
+  return value;
 }
 
 /// The server's version (server_version), or "unknown".
@@ -248,22 +253,26 @@ std::vector<ReadsResult> measure_reads(const Settings& s, const ElementId& id) {
   std::vector<std::unique_ptr<PostgresGraph>> graphs;
   results.push_back({"primary", {}, {}, 0, 0, 0});
   graphs.push_back(std::make_unique<PostgresGraph>(options_for(s, kGraph)));
+  // The steady state: the load's statistics and visibility information are settled now rather
+  // than by autovacuum during the windows, and the standby replays that before they start.
+  admin_sql(s.dsn, fmt::format("VACUUM ANALYZE \"{0}\".vertices, \"{0}\".edges", graphs[0]->schema_name()));
+  if (!s.standby.empty()) {
+    const std::string written = admin_sql(s.dsn, "SELECT pg_current_wal_lsn()::text");
+    const auto deadline = Clock::now() + 120s;
+    while (admin_sql(s.standby, fmt::format("SELECT pg_last_wal_replay_lsn() >= '{}'::pg_lsn", written)) != "t") {
+      if (Clock::now() > deadline) throw std::runtime_error("the standby did not replay the load within 120 s");
+      std::this_thread::sleep_for(50ms);
+    }
+  }
   if (!s.standby.empty()) {
     PostgresOptions o = options_for(s, kGraph);
     o.standby_conninfos = {s.standby};
     o.standby_reads = StandbyReads::after_own_writes;
     auto g = std::make_unique<PostgresGraph>(std::move(o));
-    // The standby may still be replaying the load (before it replayed the graph's creation a
-    // read there fails): wait until it serves the vertex.
-    const auto deadline = Clock::now() + 120s;
-    for (;;) {
-      const auto served = g->read_routing().standby;
-      try {
-        if (g->find_vertex_by_id("Person", id) && g->read_routing().standby > served) break;
-      } catch (const QueryError&) {
-      }
-      if (Clock::now() > deadline) throw std::runtime_error("the standby did not catch up within 120 s");
-      std::this_thread::sleep_for(10ms);
+    // The routing sends the reads there (this instance has written nothing).
+    const auto served = g->read_routing().standby;
+    if (!g->find_vertex_by_id("Person", id) || g->read_routing().standby == served) {
+      throw std::runtime_error("the standby does not serve the benchmark's reads");
     }
     results.push_back({"primary + 1 standby", {}, {}, 0, 0, 0});
     graphs.push_back(std::move(g));
