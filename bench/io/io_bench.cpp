@@ -1,8 +1,12 @@
 // propgraph-io-bench: exports a generated graph (100k vertices, 1M edges by default) in each
 // format, imports it back into a fresh MemoryGraph, and prints records per second, the median
-// of several runs, one core.
+// of several runs, one core. With a PostgreSQL server (--postgres-dsn or $PROPGRAPH_PG_DSN) it
+// also imports each format into a PostgresGraph (one transaction of COPY batches) and exports
+// from it; without one those rows are skipped with a message. Writes the run to --json
+// (default build/bench/io.json).
 //
-//   propgraph-io-bench [--vertices N] [--edges N] [--runs N] [--dir PATH]
+//   propgraph-io-bench [--vertices N] [--edges N] [--runs N] [--dir PATH] [--postgres-dsn DSN]
+//                      [--json PATH]
 #include <time.h>
 
 #include <algorithm>
@@ -10,7 +14,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +26,10 @@
 
 #include "propgraph/io.hpp"
 #include "propgraph/memory/memory_graph.hpp"
+#ifdef PROPGRAPH_BENCH_WITH_POSTGRES
+#include "propgraph/postgres/postgres_graph.hpp"
+#endif
+#include "run_info.hpp"
 
 namespace fs = std::filesystem;
 using namespace propgraph;
@@ -30,6 +41,8 @@ struct Settings {
   std::int64_t edges = 1'000'000;
   int runs = 3;
   fs::path dir;
+  std::optional<std::string> postgres_dsn;
+  fs::path json = fs::path(PROPGRAPH_BENCH_OUT_DIR) / "io.json";
 };
 
 /// Deterministic 64-bit generator (splitmix64).
@@ -96,6 +109,7 @@ std::uintmax_t size_of(const std::vector<fs::path>& files) {
 }
 
 struct Row {
+  std::string backend;
   std::string format;
   Timing export_time;  // medians
   Timing import_time;
@@ -121,10 +135,18 @@ Settings parse(int argc, char** argv) {
       s.runs = std::max(1, std::stoi(std::string(value())));
     } else if (arg == "--dir") {
       s.dir = std::string(value());
+    } else if (arg == "--postgres-dsn") {
+      s.postgres_dsn = std::string(value());
+    } else if (arg == "--json") {
+      s.json = std::string(value());
     } else {
-      fmt::print(stderr, "usage: propgraph-io-bench [--vertices N] [--edges N] [--runs N] [--dir PATH]\n");
+      fmt::print(stderr, "usage: propgraph-io-bench [--vertices N] [--edges N] [--runs N] [--dir PATH] "
+                         "[--postgres-dsn DSN] [--json PATH]\n");
       std::exit(arg == "-h" || arg == "--help" ? 0 : 2);
     }
+  }
+  if (!s.postgres_dsn) {
+    if (const char* env = std::getenv("PROPGRAPH_PG_DSN"); env != nullptr && *env != '\0') s.postgres_dsn = env;
   }
   if (s.vertices < 1 || s.edges < 0) {
     fmt::print(stderr, "--vertices must be >= 1 and --edges >= 0\n");
@@ -133,10 +155,75 @@ Settings parse(int argc, char** argv) {
   return s;
 }
 
+/// One format: its files and how to write and read them.
+struct FormatCase {
+  std::string name;
+  std::vector<fs::path> files;
+  std::function<void(GraphOperations&)> write;
+  std::function<io::ImportReport(GraphOperations&)> read;
+};
+
+/// Medians of `runs` exports from `source` and imports into fresh targets (`fresh()`), checking
+/// that each import created the whole graph; nullopt (after a message) when one did not.
+std::optional<Row> measure(const std::string& backend, const FormatCase& c, GraphOperations& source,
+                           const std::function<GraphOperations&()>& fresh, const Settings& s) {
+  std::vector<double> export_wall, export_cpu, import_wall, import_cpu;
+  for (int run = 0; run < s.runs; ++run) {
+    auto t = time_of([&] { c.write(source); });
+    export_wall.push_back(t.wall);
+    export_cpu.push_back(t.cpu);
+  }
+  for (int run = 0; run < s.runs; ++run) {
+    GraphOperations& target = fresh();
+    io::ImportReport report;
+    auto t = time_of([&] { report = c.read(target); });
+    import_wall.push_back(t.wall);
+    import_cpu.push_back(t.cpu);
+    if (report.vertices_created != static_cast<std::uint64_t>(s.vertices) ||
+        report.edges_created != static_cast<std::uint64_t>(s.edges)) {
+      fmt::print(stderr, "{} {}: import created {} vertices and {} edges, expected {} and {}\n", backend, c.name,
+                 report.vertices_created, report.edges_created, s.vertices, s.edges);
+      return std::nullopt;
+    }
+  }
+  return Row{backend, c.name, {median(export_wall), median(export_cpu)}, {median(import_wall), median(import_cpu)},
+             static_cast<double>(size_of(c.files)) / 1e6};
+}
+
+void write_json(const Settings& s, const bench::RunInfo& run, const std::vector<Row>& rows,
+                const std::string& postgres_skipped) {
+  bench::Json j;
+  j.begin_object();
+  run.write_start(j);
+  bench::RunInfo::write_end(j);
+  j.field("vertices", s.vertices);
+  j.field("edges", s.edges);
+  j.field("runs", s.runs);
+  if (!postgres_skipped.empty()) j.field("postgres_skipped", postgres_skipped);
+  j.begin_array("rows");
+  for (const auto& r : rows) {
+    j.begin_object();
+    j.field("backend", r.backend);
+    j.field("format", r.format);
+    j.field("import_wall_s", r.import_time.wall);
+    j.field("import_cpu_s", r.import_time.cpu);
+    j.field("export_wall_s", r.export_time.wall);
+    j.field("export_cpu_s", r.export_time.cpu);
+    j.field("file_megabytes", r.megabytes);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  if (!s.json.parent_path().empty()) fs::create_directories(s.json.parent_path());
+  std::ofstream(s.json) << j.str() << '\n';
+  fmt::print("\nwrote {}\n", s.json.string());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Settings s = parse(argc, argv);
+  const bench::RunInfo run(argc, argv);
   const bool own_dir = s.dir.empty();
   if (own_dir) {
     s.dir = fs::temp_directory_path() /
@@ -147,21 +234,16 @@ int main(int argc, char** argv) {
   MemoryGraph source;
   const Timing generated = time_of([&] { generate(source, s); });
   const auto records = static_cast<double>(s.vertices + s.edges);
-  fmt::print("propgraph-io-bench: {} vertices + {} edges ({:.0f} records), median of {} runs, one thread\n",
-             s.vertices, s.edges, records, s.runs);
+  fmt::print("propgraph-io-bench: {} vertices + {} edges ({:.0f} records), median of {} runs, one thread, "
+             "load average {}\n",
+             s.vertices, s.edges, records, s.runs, run.load_at_start);
   // The same elements created directly through GraphOperations: the ceiling of any import.
   fmt::print("direct create_vertex/create_edge of the same graph: {:.2f} M records/s cpu, {:.2f} wall\n\n",
              records / generated.cpu / 1e6, records / generated.wall / 1e6);
 
-  struct FormatCase {
-    std::string name;
-    std::vector<fs::path> files;
-    std::function<void(GraphOperations&)> write;
-    std::function<io::ImportReport(GraphOperations&)> read;
-  };
   const fs::path vcsv = s.dir / "vertices.csv", ecsv = s.dir / "edges.csv";
   const fs::path ndjson = s.dir / "graph.ndjson", graphml = s.dir / "graph.graphml";
-  std::vector<FormatCase> cases = {
+  const std::vector<FormatCase> cases = {
       {"CSV", {vcsv, ecsv}, [&](GraphOperations& g) { io::export_csv(g, vcsv, ecsv); },
        [&](GraphOperations& g) { return io::import_csv(g, vcsv, ecsv); }},
       {"NDJSON", {ndjson}, [&](GraphOperations& g) { io::export_ndjson(g, ndjson); },
@@ -171,42 +253,57 @@ int main(int argc, char** argv) {
   };
 
   std::vector<Row> rows;
-  for (auto& c : cases) {
-    std::vector<double> export_wall, export_cpu, import_wall, import_cpu;
-    for (int run = 0; run < s.runs; ++run) {
-      auto t = time_of([&] { c.write(source); });
-      export_wall.push_back(t.wall);
-      export_cpu.push_back(t.cpu);
-    }
-    for (int run = 0; run < s.runs; ++run) {
-      auto target = std::make_unique<MemoryGraph>();
-      io::ImportReport report;
-      auto t = time_of([&] { report = c.read(*target); });
-      import_wall.push_back(t.wall);
-      import_cpu.push_back(t.cpu);
-      if (report.vertices_created != static_cast<std::uint64_t>(s.vertices) ||
-          report.edges_created != static_cast<std::uint64_t>(s.edges)) {
-        fmt::print(stderr, "{}: import created {} vertices and {} edges, expected {} and {}\n", c.name,
-                   report.vertices_created, report.edges_created, s.vertices, s.edges);
-        return 1;
-      }
-    }
-    rows.push_back(Row{c.name, {median(export_wall), median(export_cpu)},
-                       {median(import_wall), median(import_cpu)}, static_cast<double>(size_of(c.files)) / 1e6});
+  std::unique_ptr<MemoryGraph> target;
+  for (const auto& c : cases) {
+    auto row = measure("MemoryGraph", c, source, [&]() -> GraphOperations& {
+      target = std::make_unique<MemoryGraph>();
+      return *target;
+    }, s);
+    if (!row) return 1;
+    rows.push_back(*row);
   }
+  target.reset();
+
+  // PostgresGraph: each format imported into the emptied graph; exports read what the last
+  // import of that format left.
+  std::string postgres_skipped;
+#ifdef PROPGRAPH_BENCH_WITH_POSTGRES
+  if (s.postgres_dsn) {
+    PostgresGraph pg(PostgresOptions{.conninfo = *s.postgres_dsn, .graph = "propgraph_io_bench", .pool_size = 2});
+    for (const auto& c : cases) {
+      fmt::print("PostgresGraph {}: {} imports...\n", c.name, s.runs);
+      pg.drop_graph(pg.options().graph);
+      c.read(pg);  // the graph the exports read
+      auto row = measure("PostgresGraph", c, pg, [&]() -> GraphOperations& {
+        pg.drop_graph(pg.options().graph);  // the bound graph: emptied
+        return pg;
+      }, s);
+      if (!row) return 1;
+      rows.push_back(*row);
+    }
+    pg.drop_graph(pg.options().graph);
+  } else {
+    postgres_skipped = "no server (--postgres-dsn DSN or PROPGRAPH_PG_DSN; scripts/bench --io --postgres starts one)";
+  }
+#else
+  postgres_skipped = "this build has no PostgresGraph (libpq not found)";
+#endif
 
   // M records/s by CPU time and by wall-clock time.
   auto rate = [&](double seconds) { return seconds > 0 ? records / seconds / 1e6 : 0.0; };
   fmt::print("M records/s; 'cpu' divides by process CPU time, 'wall' by elapsed time.\n\n");
-  fmt::print("| format  | import cpu | import wall | import s (wall) | export cpu | export wall | file MB |\n");
-  fmt::print("|---------|-----------:|------------:|----------------:|-----------:|------------:|--------:|\n");
+  fmt::print("| backend       | format  | import cpu | import wall | import s (wall) | export cpu | export wall | file MB |\n");
+  fmt::print("|---------------|---------|-----------:|------------:|----------------:|-----------:|------------:|--------:|\n");
   for (const auto& r : rows) {
-    fmt::print("| {:<7} | {:>10.2f} | {:>11.2f} | {:>15.3f} | {:>10.2f} | {:>11.2f} | {:>7.1f} |\n", r.format,
-               rate(r.import_time.cpu), rate(r.import_time.wall), r.import_time.wall, rate(r.export_time.cpu),
+    fmt::print("| {:<13} | {:<7} | {:>10.2f} | {:>11.2f} | {:>15.3f} | {:>10.2f} | {:>11.2f} | {:>7.1f} |\n", r.backend,
+               r.format, rate(r.import_time.cpu), rate(r.import_time.wall), r.import_time.wall, rate(r.export_time.cpu),
                rate(r.export_time.wall), r.megabytes);
   }
+  if (!postgres_skipped.empty()) fmt::print("\nPostgresGraph rows skipped: {}\n", postgres_skipped);
   fmt::print("\nReference (bluetape4k-graph, JVM): about 0.17 M records/s import. Target: >= 1 M records/s "
-             "for CSV and NDJSON on one core.\n");
+             "for CSV and NDJSON on one core (MemoryGraph); >= 0.1 M records/s for the CSV import into "
+             "PostgresGraph (server on the same machine).\n");
+  write_json(s, run, rows, postgres_skipped);
   if (own_dir) fs::remove_all(s.dir);
   return 0;
 }

@@ -2,31 +2,41 @@
 //
 //   load       a generated graph (default 100k Person vertices with name/age/score, 1M KNOWS
 //              edges with since/weight between random vertices, in random order) through
-//              create_vertices / create_edges in batches of --batch: the COPY paths; records/s.
+//              create_vertices / create_edges in batches of --batch: the COPY paths; records/s,
+//              median of --runs loads into the emptied graph.
+//   foreign_keys  what the edges' foreign keys cost that load: each load run is followed by
+//              the same load into a second graph whose foreign keys were dropped (ALTER TABLE),
+//              so both see the same machine; medians of each.
 //   page_rank  page_rank() over that whole graph on PostgresGraph (fetch through COPY TO, the
-//              algorithm in memory) and on a MemoryGraph holding the same graph; medians.
-//   reads      find_vertex of random ids from C fibers (--concurrency, default 256) on a
-//              2-thread FiberPool for --seconds, against the primary alone and against the
-//              primary plus the standby (--standby); requests/s, medians of --runs.
+//              algorithm in memory) and on a MemoryGraph holding the same graph; medians of
+//              --runs.
+//   reads      find_vertex_by_id from C fibers (--concurrency, default 256) on a 2-thread
+//              FiberPool, the closed loop of propgraph-concurrency (measure_cell), against the
+//              primary alone and against the primary plus the standby (--standby, reads routed
+//              by StandbyReads::after_own_writes; this instance writes nothing, so the standby
+//              serves them); requests/s, medians of --runs windows of --seconds, the two taking
+//              turns. First the loaded tables are vacuumed and analysed and the standby has
+//              replayed everything, so that neither autovacuum nor replay runs in the windows.
 //
-// Prints a table and writes every row to --json (default build/bench/postgres.json) with a run
-// header: command, date, load average, commit.
+// Prints what it measures and writes the run to --json (default build/bench/postgres.json):
+// the run header of bench/run_info.hpp, the settings and one object per part.
 //
-//   propgraph-postgres-bench --dsn CONNINFO [--standby CONNINFO] [--vertices N] [--edges N]
-//       [--batch N] [--runs N] [--seconds S] [--concurrency C] [--only load,page_rank,reads]
-//       [--json PATH]
-#include <time.h>
+//   propgraph-postgres-bench [--dsn=CONNINFO] [--standby=CONNINFO] [--vertices=N] [--edges=N]
+//       [--batch=N] [--runs=N] [--seconds=S] [--concurrency=C]
+//       [--only=load,foreign_keys,page_rank,reads]
+//       [--json=PATH]
+// --dsn defaults to $PROPGRAPH_PG_DSN, --standby to $PROPGRAPH_PG_STANDBY_DSN; without a standby
+// the reads part measures the primary alone.
+#include <libpq-fe.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <functional>
+#include <optional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -34,148 +44,129 @@
 
 #include <fmt/format.h>
 
-#include "json_text.hpp"
+#include "../concurrency/bench_support.hpp"
+#include "../concurrency/latency_table.hpp"
 #include "propgraph/fiber.hpp"
 #include "propgraph/generate.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 #include "propgraph/postgres/postgres_graph.hpp"
+#include "run_info.hpp"
 
-namespace fs = std::filesystem;
-using namespace propgraph;
-
+namespace propgraph::bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
 
 struct Settings {
   std::string dsn;
   std::string standby;
   std::uint32_t vertices = 100'000;
   std::uint64_t edges = 1'000'000;
-  std::size_t batch = 16'384;  // the importers' batch size
+  std::size_t batch = 16'384;
   int runs = 3;
-  double seconds = 5;
+  double seconds = 3;
   std::size_t concurrency = 256;
   std::string only;
-  fs::path json = "build/bench/postgres.json";
-  std::string command;
+  fs::path json = fs::path(PROPGRAPH_BENCH_OUT_DIR) / "postgres.json";
   [[nodiscard]] bool runs_part(std::string_view part) const {
-    return only.empty() || ("," + only + ",").find("," + std::string(part) + ",") != std::string::npos;
+    if (only.empty()) return true;
+    for (std::string_view rest = only;;) {
+      const auto comma = rest.find(',');
+      if (rest.substr(0, comma) == part) return true;
+      if (comma == std::string_view::npos) return false;
+      rest.remove_prefix(comma + 1);
+    }
   }
 };
 
 [[noreturn]] void usage(int status) {
   std::fprintf(status == 0 ? stdout : stderr,
-               "usage: propgraph-postgres-bench --dsn CONNINFO [--standby CONNINFO] [--vertices N] [--edges N]\n"
-               "       [--batch N] [--runs N] [--seconds S] [--concurrency C] [--only load,page_rank,reads]\n"
-               "       [--json PATH]\n");
+               "usage: propgraph-postgres-bench [--dsn=CONNINFO] [--standby=CONNINFO] [--vertices=N] [--edges=N]\n"
+               "       [--batch=N] [--runs=N] [--seconds=S] [--concurrency=C]\n"
+               "       [--only=load,foreign_keys,page_rank,reads]\n"
+               "       [--json=PATH]\n"
+               "--dsn defaults to $PROPGRAPH_PG_DSN, --standby to $PROPGRAPH_PG_STANDBY_DSN "
+               "(scripts/bench --postgres starts both)\n");
   std::exit(status);
+}
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
 }
 
 Settings parse(int argc, char** argv) {
   Settings s;
-  for (int i = 0; i < argc; ++i) s.command += (i ? " " : "") + std::string(argv[i]);
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "-h" || arg == "--help") usage(0);
-    if (i + 1 >= argc) usage(2);
-    const std::string value = argv[++i];
-    if (arg == "--dsn") s.dsn = value;
-    else if (arg == "--standby") s.standby = value;
-    else if (arg == "--vertices") s.vertices = static_cast<std::uint32_t>(std::stoul(value));
-    else if (arg == "--edges") s.edges = std::stoull(value);
-    else if (arg == "--batch") s.batch = std::stoull(value);
-    else if (arg == "--runs") s.runs = std::max(1, std::stoi(value));
-    else if (arg == "--seconds") s.seconds = std::stod(value);
-    else if (arg == "--concurrency") s.concurrency = std::stoull(value);
-    else if (arg == "--only") s.only = value;
-    else if (arg == "--json") s.json = value;
-    else usage(2);
+    const auto eq = arg.find('=');
+    if (eq == std::string_view::npos) usage(2);
+    const std::string_view flag = arg.substr(0, eq);
+    const std::string value(arg.substr(eq + 1));
+    try {
+      if (flag == "--dsn") s.dsn = value;
+      else if (flag == "--standby") s.standby = value;
+      else if (flag == "--vertices") s.vertices = static_cast<std::uint32_t>(std::stoul(value));
+      else if (flag == "--edges") s.edges = std::stoull(value);
+      else if (flag == "--batch") s.batch = std::max<std::size_t>(1, std::stoull(value));
+      else if (flag == "--runs") s.runs = std::max(1, std::stoi(value));
+      else if (flag == "--seconds") s.seconds = std::stod(value);
+      else if (flag == "--concurrency") s.concurrency = std::max<std::size_t>(1, std::stoull(value));
+      else if (flag == "--only") s.only = value;
+      else if (flag == "--json") s.json = value;
+      else usage(2);
+    } catch (const std::logic_error&) {
+      std::fprintf(stderr, "propgraph-postgres-bench: bad value in %s\n", argv[i]);
+      std::exit(2);
+    }
   }
+  if (s.dsn.empty()) s.dsn = env("PROPGRAPH_PG_DSN");
+  if (s.standby.empty()) s.standby = env("PROPGRAPH_PG_STANDBY_DSN");
   if (s.dsn.empty()) {
-    if (const char* env = std::getenv("PROPGRAPH_PG_DSN"); env && *env) s.dsn = env;
+    std::fprintf(stderr, "propgraph-postgres-bench: no server: give --dsn= or set PROPGRAPH_PG_DSN "
+                         "(scripts/bench --postgres starts a throw-away one)\n");
+    std::exit(2);
   }
-  if (s.dsn.empty()) usage(2);
+  if (s.vertices < 2) {
+    std::fprintf(stderr, "propgraph-postgres-bench: --vertices must be >= 2\n");
+    std::exit(2);
+  }
   return s;
 }
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double seconds_since(Clock::time_point start) { return seconds(Clock::now() - start); }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+/// Runs one SQL statement on a fresh connection and returns the first column of its first row
+/// ("" without one); throws std::runtime_error with the server's message when it fails.
+std::string admin_sql(const std::string& dsn, const std::string& sql) {
+  PGconn* conn = PQconnectdb(dsn.c_str());
+  std::string error;
+  std::string value;
+  if (PQstatus(conn) != CONNECTION_OK) {
+    error = PQerrorMessage(conn);
+  } else {
+    PGresult* res = PQexec(conn, sql.c_str());
+    const auto status = PQresultStatus(res);
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) error = PQresultErrorMessage(res);
+    if (status == PGRES_TUPLES_OK && PQntuples(res) > 0 && PQnfields(res) > 0) value = PQgetvalue(res, 0, 0);
+    PQclear(res);
+  }
+  PQfinish(conn);
+  if (!error.empty()) throw std::runtime_error(fmt::format("{}: {}", sql, error));
+  return value;
 }
 
-std::string first_line_of(const std::string& command) {
-  std::string out;
-  if (FILE* p = ::popen(command.c_str(), "r")) {
-    char buf[256];
-    if (std::fgets(buf, sizeof buf, p)) out = buf;
-    ::pclose(p);
+/// The server's version (server_version), or "unknown".
+std::string server_version(const std::string& dsn) {
+  PGconn* conn = PQconnectdb(dsn.c_str());
+  std::string version = "unknown";
+  if (PQstatus(conn) == CONNECTION_OK) {
+    if (const char* v = PQparameterStatus(conn, "server_version")) version = v;
   }
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
-}
-
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string one, five, fifteen;
-  in >> one >> five >> fifteen;
-  return fmt::format("{} {} {}", one, five, fifteen);
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-/// One result row: ordered (key, JSON value) pairs.
-struct Row {
-  std::vector<std::pair<std::string, std::string>> fields;
-  Row& text(std::string key, std::string_view value) {
-    std::string json;
-    detail::append_json_string(json, value);
-    fields.emplace_back(std::move(key), std::move(json));
-    return *this;
-  }
-  Row& number(std::string key, double value, int decimals = 3) {
-    fields.emplace_back(std::move(key), fmt::format("{:.{}f}", value, decimals));
-    return *this;
-  }
-  Row& integer(std::string key, std::int64_t value) {
-    fields.emplace_back(std::move(key), fmt::format("{}", value));
-    return *this;
-  }
-  [[nodiscard]] std::string json() const {
-    std::string out = "{";
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      if (i) out += ", ";
-      detail::append_json_string(out, fields[i].first);
-      out += ": " + fields[i].second;
-    }
-    return out + "}";
-  }
-};
-
-void write_json(const Settings& s, const std::vector<Row>& rows) {
-  Row header;
-  header.text("command", s.command)
-      .text("date", utc_now())
-      .text("load_average", load_average())
-      .text("commit", first_line_of("git rev-parse HEAD 2>/dev/null"))
-      .text("dirty", first_line_of("git status --porcelain 2>/dev/null | head -1").empty() ? "no" : "yes")
-      .integer("cores", static_cast<std::int64_t>(std::thread::hardware_concurrency()))
-      .text("server", first_line_of(fmt::format("psql '{}' -XAtc 'SELECT version()' 2>/dev/null", s.dsn)));
-  if (!s.json.parent_path().empty()) fs::create_directories(s.json.parent_path());
-  std::ofstream out(s.json);
-  out << "{\n  \"bench\": \"propgraph-postgres-bench\",\n  \"run\": " << header.json() << ",\n  \"rows\": [\n";
-  for (std::size_t i = 0; i < rows.size(); ++i) out << "    " << rows[i].json() << (i + 1 < rows.size() ? ",\n" : "\n");
-  out << "  ]\n}\n";
-  fmt::print("\nrows written to {}\n", s.json.string());
+  PQfinish(conn);
+  return version;
 }
 
 /// The benchmark graph: a uniform random graph, edges shuffled (imports do not arrive sorted).
@@ -205,78 +196,265 @@ generate::LoadOptions load_options(const Settings& s) {
   };
 }
 
-std::unique_ptr<PostgresGraph> open_graph(const Settings& s, const std::string& name, std::vector<std::string> standbys = {}) {
-  PostgresOptions o{.conninfo = s.dsn, .graph = name, .pool_size = 8};
-  (void)standbys;
-  return std::make_unique<PostgresGraph>(std::move(o));
+constexpr std::string_view kGraph = "propgraph_bench_scale";
+/// Owns the catalog entry of kGraph while the benchmark is bound to it (a bound graph cannot
+/// drop its own schema); it stays, empty.
+constexpr std::string_view kAdminGraph = "propgraph_bench_admin";
+/// The same load with the edges' foreign keys dropped (the foreign_keys part).
+constexpr std::string_view kNoKeysGraph = "propgraph_bench_no_keys";
+
+PostgresOptions options_for(const Settings& s, std::string_view graph) {
+  return PostgresOptions{.conninfo = s.dsn, .graph = std::string(graph), .pool_size = 8};
 }
 
-}  // namespace
+struct LoadResult {
+  std::vector<double> seconds;  // per run
+  double median_s = 0;
+  double records_per_s = 0;
+  void add(double t) { seconds.push_back(t); }
+  void finish(double records) {
+    median_s = median(seconds);
+    records_per_s = records / median_s;
+  }
+};
 
-int main(int argc, char** argv) {
+struct PageRankResult {
+  std::string backend;
+  std::vector<double> seconds;
+  double median_s = 0;
+  std::size_t scores = 0;
+};
+
+struct ReadsResult {
+  std::string target;       // "primary" or "primary + 1 standby"
+  std::vector<double> runs_per_s;
+  CellMeasurement median;   // the median run
+  std::uint64_t standby_reads = 0;
+  std::uint64_t primary_reads = 0;
+  std::uint64_t fallbacks = 0;
+};
+
+PageRankResult time_page_rank(std::string backend, GraphOperations& g, int runs) {
+  PageRankResult r{std::move(backend), {}, 0, 0};
+  for (int run = 0; run < runs; ++run) {
+    const auto start = Clock::now();
+    r.scores = g.page_rank().size();
+    r.seconds.push_back(seconds_since(start));
+  }
+  r.median_s = median(r.seconds);
+  fmt::print("page_rank {}: {:.3f} s median of {} ({} scores)\n", r.backend, r.median_s, runs, r.scores);
+  return r;
+}
+
+/// find_vertex_by_id at C fibers on a 2-thread FiberPool against the primary alone and with the
+/// standby, taking turns, --runs windows each.
+std::vector<ReadsResult> measure_reads(const Settings& s, const ElementId& id) {
+  std::vector<ReadsResult> results;
+  std::vector<std::unique_ptr<PostgresGraph>> graphs;
+  results.push_back({"primary", {}, {}, 0, 0, 0});
+  graphs.push_back(std::make_unique<PostgresGraph>(options_for(s, kGraph)));
+  // The steady state: the load's statistics and visibility information are settled now rather
+  // than by autovacuum during the windows, and the standby replays that before they start.
+  admin_sql(s.dsn, fmt::format("VACUUM ANALYZE \"{0}\".vertices, \"{0}\".edges", graphs[0]->schema_name()));
+  if (!s.standby.empty()) {
+    const std::string written = admin_sql(s.dsn, "SELECT pg_current_wal_lsn()::text");
+    const auto deadline = Clock::now() + 120s;
+    while (admin_sql(s.standby, fmt::format("SELECT pg_last_wal_replay_lsn() >= '{}'::pg_lsn", written)) != "t") {
+      if (Clock::now() > deadline) throw std::runtime_error("the standby did not replay the load within 120 s");
+      std::this_thread::sleep_for(50ms);
+    }
+  }
+  if (!s.standby.empty()) {
+    PostgresOptions o = options_for(s, kGraph);
+    o.standby_conninfos = {s.standby};
+    o.standby_reads = StandbyReads::after_own_writes;
+    auto g = std::make_unique<PostgresGraph>(std::move(o));
+    // The routing sends the reads there (this instance has written nothing).
+    const auto served = g->read_routing().standby;
+    if (!g->find_vertex_by_id("Person", id) || g->read_routing().standby == served) {
+      throw std::runtime_error("the standby does not serve the benchmark's reads");
+    }
+    results.push_back({"primary + 1 standby", {}, {}, 0, 0, 0});
+    graphs.push_back(std::move(g));
+  } else {
+    fmt::print("reads: no standby given (--standby= or PROPGRAPH_PG_STANDBY_DSN): the primary alone\n");
+  }
+  FiberPool pool(2);
+  const Mode& mode = *std::find_if(latency_modes.begin(), latency_modes.end(),
+                                   [](const Mode& m) { return m.id == "fibers-pool2"; });
+  std::vector<std::vector<CellMeasurement>> runs(results.size());
+  std::vector<PostgresGraph::ReadRouting> before;
+  for (auto& g : graphs) before.push_back(g->read_routing());
+  const auto window = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s.seconds));
+  for (int run = 0; run < s.runs; ++run) {
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      runs[i].push_back(measure_cell({.graph = graphs[i].get(),
+                                      .id = &id,
+                                      .op = "find_vertex_by_id",
+                                      .clients = s.concurrency,
+                                      .mode = &mode,
+                                      .pool = &pool,
+                                      .warmup = 300ms,
+                                      .window = window}));
+    }
+  }
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    auto& r = results[i];
+    for (const auto& m : runs[i]) r.runs_per_s.push_back(m.requests_per_s);
+    std::sort(runs[i].begin(), runs[i].end(),
+              [](const CellMeasurement& a, const CellMeasurement& b) { return a.requests_per_s < b.requests_per_s; });
+    r.median = runs[i][runs[i].size() / 2];
+    const auto after = graphs[i]->read_routing();
+    r.primary_reads = after.primary - before[i].primary;
+    r.standby_reads = after.standby - before[i].standby;
+    r.fallbacks = after.fallbacks - before[i].fallbacks;
+    fmt::print("reads, {}: {}/s, p50 {}, p99 {} (median of {}; {} reads on the primary, {} on the standby, {} "
+               "fallbacks)\n",
+               r.target, format_rate(r.median.requests_per_s), format_ns(r.median.p50_ns), format_ns(r.median.p99_ns),
+               s.runs, r.primary_reads, r.standby_reads, r.fallbacks);
+  }
+  return results;
+}
+
+void write_load(Json& j, std::string_view key, const LoadResult& load) {
+  j.begin_object(key);
+  j.begin_array("seconds");
+  for (double t : load.seconds) j.field("", t);
+  j.end_array();
+  j.field("median_s", load.median_s);
+  j.field("records_per_s", load.records_per_s);
+  j.end_object();
+}
+
+void write_json(const Settings& s, const RunInfo& run, const std::string& server, const std::optional<LoadResult>& load,
+                const std::optional<LoadResult>& without_keys, const std::vector<PageRankResult>& ranks,
+                const std::vector<ReadsResult>& reads) {
+  Json j;
+  j.begin_object();
+  run.write_start(j);
+  RunInfo::write_end(j);
+  j.field("server_version", server);
+  j.field("vertices", static_cast<std::int64_t>(s.vertices));
+  j.field("edges_requested", static_cast<std::uint64_t>(s.edges));
+  j.field("runs", s.runs);
+  j.field("batch", static_cast<std::uint64_t>(s.batch));
+  if (load) write_load(j, "load", *load);
+  if (without_keys) write_load(j, "load_without_foreign_keys", *without_keys);
+  j.begin_array("page_rank");
+  for (const auto& r : ranks) {
+    j.begin_object();
+    j.field("backend", r.backend);
+    j.field("median_s", r.median_s);
+    j.field("scores", static_cast<std::uint64_t>(r.scores));
+    j.end_object();
+  }
+  j.end_array();
+  j.begin_array("reads");
+  for (const auto& r : reads) {
+    j.begin_object();
+    j.field("target", r.target);
+    j.field("concurrency", static_cast<std::uint64_t>(s.concurrency));
+    j.field("fiber_threads", 2);
+    j.field("window_s", s.seconds);
+    j.field("requests_per_s", r.median.requests_per_s);
+    j.field("p50_ns", r.median.p50_ns);
+    j.field("p99_ns", r.median.p99_ns);
+    j.begin_array("runs_per_s");
+    for (double x : r.runs_per_s) j.field("", x);
+    j.end_array();
+    j.field("primary_reads", r.primary_reads);
+    j.field("standby_reads", r.standby_reads);
+    j.field("fallbacks", r.fallbacks);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  if (!s.json.parent_path().empty()) fs::create_directories(s.json.parent_path());
+  std::ofstream(s.json) << j.str() << '\n';
+  fmt::print("\nwrote {}\n", s.json.string());
+}
+
+int run(int argc, char** argv) {
   const Settings s = parse(argc, argv);
-  std::vector<Row> rows;
-  const std::string graph_name = "propgraph_bench_scale";
+  const RunInfo info(argc, argv);
+  const std::string server = server_version(s.dsn);
   const auto list = make_graph(s);
   const auto options = load_options(s);
   const auto records = static_cast<double>(s.vertices + list.edges.size());
-  fmt::print("propgraph-postgres-bench: {} vertices + {} edges, server {}\nload average {}\n\n", s.vertices,
-             list.edges.size(), s.dsn, load_average());
+  fmt::print("propgraph-postgres-bench: {} vertices + {} edges, PostgreSQL {}, load average {}\n\n", s.vertices,
+             list.edges.size(), server, info.load_at_start);
 
-  // A graph created by this build: drop the one an earlier run left (through another graph:
-  // dropping the bound graph only empties it).
-  open_graph(s, "propgraph_bench_admin")->drop_graph(graph_name);
-  auto graph = open_graph(s, graph_name);
-  if (s.runs_part("load") || s.runs_part("page_rank")) {
-    // The load runs once per run into an emptied graph; the last one stays for page_rank.
-    std::vector<double> load_seconds;
-    const int load_runs = s.runs_part("load") ? s.runs : 1;
-    for (int run = 0; run < load_runs; ++run) {
-      graph->drop_graph(graph_name);
-      const auto start = Clock::now();
-      generate::load(*graph, list, options);
-      load_seconds.push_back(seconds_since(start));
-      fmt::print("load run {}: {:.2f} s\n", run + 1, load_seconds.back());
-    }
-    if (s.runs_part("load")) {
-      const double t = median(load_seconds);
-      fmt::print("load: {:.2f} s median, {:.0f} records/s\n", t, records / t);
-      rows.push_back(Row{}
-                         .text("bench", "load")
-                         .text("backend", "PostgresGraph")
-                         .text("path", fmt::format("create_vertices + create_edges, batches of {} (COPY binary)", s.batch))
-                         .integer("vertices", s.vertices)
-                         .integer("edges", static_cast<std::int64_t>(list.edges.size()))
-                         .integer("runs", load_runs)
-                         .number("seconds", t)
-                         .number("records_per_s", records / t, 0));
-    }
+  // A graph created by this build: drop the one an earlier run left.
+  PostgresGraph admin(PostgresOptions{.conninfo = s.dsn, .graph = std::string(kAdminGraph), .pool_size = 1});
+  admin.drop_graph(kGraph);
+  auto graph = std::make_unique<PostgresGraph>(options_for(s, kGraph));
+  std::optional<LoadResult> load;
+  std::optional<LoadResult> without_keys;
+  std::vector<PageRankResult> ranks;
+  std::vector<ReadsResult> reads;
+  std::vector<ElementId> ids;
+  std::unique_ptr<PostgresGraph> no_keys;
+  if (s.runs_part("foreign_keys")) {
+    admin.drop_graph(kNoKeysGraph);
+    no_keys = std::make_unique<PostgresGraph>(options_for(s, kNoKeysGraph));
+    admin_sql(s.dsn, fmt::format("ALTER TABLE \"{}\".edges DROP CONSTRAINT edges_from_id_fkey, "
+                                 "DROP CONSTRAINT edges_to_id_fkey",
+                                 no_keys->schema_name()));
   }
-
+  // The load runs once per run into the emptied graph (the last one stays for the other parts),
+  // each followed by the load without foreign keys.
+  const bool timed = s.runs_part("load") || no_keys;
+  const int load_runs = timed ? s.runs : 1;
+  LoadResult with, without;
+  for (int r = 0; r < load_runs; ++r) {
+    graph->drop_graph(kGraph);  // the bound graph: emptied
+    auto start = Clock::now();
+    ids = generate::load(*graph, list, options);
+    with.add(seconds_since(start));
+    fmt::print("load run {}: {:.2f} s", r + 1, with.seconds.back());
+    if (no_keys) {
+      no_keys->drop_graph(kNoKeysGraph);
+      start = Clock::now();
+      generate::load(*no_keys, list, options);
+      without.add(seconds_since(start));
+      fmt::print(", without the foreign keys {:.2f} s", without.seconds.back());
+    }
+    fmt::print("\n");
+  }
+  if (timed) {
+    with.finish(records);
+    fmt::print("load: {:.2f} s median of {}, {}/s records\n", with.median_s, load_runs, format_rate(with.records_per_s));
+    load = with;
+  }
+  if (no_keys) {
+    without.finish(records);
+    fmt::print("load without the foreign keys: {:.2f} s median, {}/s records: the keys cost {:.0f} % of the "
+               "records/s\n",
+               without.median_s, format_rate(without.records_per_s),
+               100.0 * (1.0 - with.records_per_s / without.records_per_s));
+    without_keys = without;
+    no_keys.reset();
+    admin.drop_graph(kNoKeysGraph);
+  }
   if (s.runs_part("page_rank")) {
+    ranks.push_back(time_page_rank("PostgresGraph", *graph, s.runs));
     MemoryGraph memory;
     generate::load(memory, list, options);
-    for (auto* backend : {static_cast<GraphOperations*>(graph.get()), static_cast<GraphOperations*>(&memory)}) {
-      const bool pg = backend == graph.get();
-      std::vector<double> times;
-      std::size_t scored = 0;
-      for (int run = 0; run < s.runs; ++run) {
-        const auto start = Clock::now();
-        scored = backend->page_rank().size();
-        times.push_back(seconds_since(start));
-      }
-      const double t = median(times);
-      fmt::print("page_rank {}: {:.3f} s median of {} ({} scores)\n", pg ? "PostgresGraph" : "MemoryGraph", t, s.runs,
-                 scored);
-      rows.push_back(Row{}
-                         .text("bench", "page_rank")
-                         .text("backend", pg ? "PostgresGraph" : "MemoryGraph")
-                         .integer("vertices", s.vertices)
-                         .integer("edges", static_cast<std::int64_t>(list.edges.size()))
-                         .integer("runs", s.runs)
-                         .number("seconds", t));
-    }
+    ranks.push_back(time_page_rank("MemoryGraph", memory, s.runs));
   }
-  write_json(s, rows);
+  if (s.runs_part("reads")) reads = measure_reads(s, ids[ids.size() / 2]);
+  write_json(s, info, server, load, without_keys, ranks, reads);
   return 0;
+}
+
+}  // namespace
+}  // namespace propgraph::bench
+
+int main(int argc, char** argv) {
+  try {
+    return propgraph::bench::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "propgraph-postgres-bench: %s\n", e.what());
+    return 1;
+  }
 }

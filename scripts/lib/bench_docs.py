@@ -678,6 +678,109 @@ def render_scale_targets(data: dict) -> list[str]:
                           for t in data["targets"]])
 
 
+# -- propgraph-postgres-bench and propgraph-io-bench's PostgresGraph rows -------------------------
+
+PG_LOAD_TARGET = 100_000  # records/s into PostgresGraph, 100k vertices / 1M edges (issue: COPY paths)
+PG_PAGE_RANK_TARGET_S = 2.0  # page_rank over 100k / 1M on PostgresGraph, seconds
+
+
+def seconds(x: float) -> str:
+    return ns(x * 1e9)
+
+
+def render_postgres_load(data: dict) -> list[str]:
+    if "load" not in data:
+        raise NotInRun("no load in this run (it ran with --only and without load)")
+    load = data["load"]
+    records = data["vertices"] + data["edges_requested"]
+    out = [f"PostgreSQL {data['server_version']}; {data['vertices']:,} Person vertices (3 properties) and about "
+           f"{data['edges_requested']:,} KNOWS edges (2 properties) between random vertices, in random order, through "
+           f"`create_vertices` / `create_edges` in batches of {data['batch']:,} (one transaction and one COPY each); "
+           f"medians of {count(len(load['seconds']), 'run')}.", ""]
+    rows = [["with the edges' foreign keys (the library's schema)", seconds(load["median_s"]),
+             rate(load["records_per_s"]), "1.00x"]]
+    keys = data.get("load_without_foreign_keys")
+    if keys is not None:
+        rows.append(["foreign keys dropped (`ALTER TABLE`), runs taking turns with the above",
+                     seconds(keys["median_s"]), rate(keys["records_per_s"]),
+                     f"{keys['records_per_s'] / load['records_per_s']:.2f}x"])
+    out += table(["load", "time", "records/s", "records/s against the library's schema"], rows) + [""]
+    if keys is not None:
+        cost = 100 * (1 - load["records_per_s"] / keys["records_per_s"])
+        out += [f"The foreign keys cost the load {cost:.0f} % of its records per second: PostgreSQL checks both "
+                "endpoints of every edge (an index probe and a row lock each).", ""]
+    ranks = {r["backend"]: r for r in data["page_rank"]}
+    targets = [(f"COPY load >= {rate(PG_LOAD_TARGET)} records/s", rate(load["records_per_s"]) + "/s",
+                load["records_per_s"] >= PG_LOAD_TARGET)]
+    pg = ranks.get("PostgresGraph")
+    if pg is not None:
+        memory = ranks.get("MemoryGraph")
+        rows = [[b, seconds(r["median_s"]), f"{r['median_s'] / memory['median_s']:.1f}x" if memory else "n/a"]
+                for b, r in ranks.items()]
+        out += [f"`page_rank()` over the whole graph ({pg['scores']:,} scores; PostgresGraph fetches it with COPY TO "
+                "in binary format and runs MemoryGraph's algorithm on it), medians:", ""]
+        out += table(["backend", "page_rank", "against MemoryGraph"], rows) + [""]
+        targets.append((f"page_rank over {data['vertices']:,} vertices on PostgresGraph < {PG_PAGE_RANK_TARGET_S:g} s",
+                        seconds(pg["median_s"]), pg["median_s"] < PG_PAGE_RANK_TARGET_S))
+    return out + targets_table(targets)
+
+
+def render_postgres_reads(data: dict) -> list[str]:
+    reads = data["reads"]
+    if not reads:
+        raise NotInRun("no reads in this run (it ran with --only and without reads)")
+    first = reads[0]
+    out = [f"`find_vertex_by_id` of one vertex from {first['concurrency']:,} fibers on a "
+           f"{first['fiber_threads']}-thread FiberPool, each issuing its next call when the last returns; pools of 8 "
+           "connections; medians of "
+           f"{count(len(first['runs_per_s']), 'window')} of {first['window_s']:g} s, the two setups taking turns. "
+           "Standby reads are routed by `StandbyReads::after_own_writes` (this instance writes nothing).", ""]
+    rows = []
+    for r in reads:
+        rows.append([r["target"], rate(r["requests_per_s"]), ns(r["p50_ns"]), ns(r["p99_ns"]),
+                     f"{r['primary_reads']:,} / {r['standby_reads']:,} / {r['fallbacks']:,}"])
+    out += table(["reads go to", "requests/s", "p50", "p99", "served by primary / standby / fallbacks"], rows)
+    by = {r["target"]: r for r in reads}
+    alone, both = by.get("primary"), by.get("primary + 1 standby")
+    if alone and both:
+        out += ["", f"With the standby: {both['requests_per_s'] / alone['requests_per_s']:.2f}x the requests/s of the "
+                "primary alone."]
+    else:
+        out += ["", "No standby in this run: the primary alone."]
+    return out
+
+
+IO_FORMATS = ["CSV", "NDJSON", "GraphML"]
+
+
+def render_postgres_io(data: dict) -> list[str]:
+    rows = data["rows"]
+    pg = {r["format"]: r for r in rows if r["backend"] == "PostgresGraph"}
+    if not pg:
+        raise NotInRun(f"no PostgresGraph rows in this run: {data.get('postgres_skipped', 'no server')}")
+    memory = {r["format"]: r for r in rows if r["backend"] == "MemoryGraph"}
+    records = data["vertices"] + data["edges"]
+
+    def per_s(row: dict | None, key: str) -> str:
+        return rate(records / row[key]) + "/s" if row else "n/a"
+
+    cells = []
+    for f in [f for f in IO_FORMATS if f in pg]:
+        p, m = pg[f], memory.get(f)
+        cells.append([f, per_s(p, "import_wall_s"), seconds(p["import_wall_s"]), per_s(m, "import_wall_s"),
+                      per_s(p, "export_wall_s"), per_s(m, "export_wall_s")])
+    out = [f"{data['vertices']:,} vertices and {data['edges']:,} edges written by each exporter, then imported (one "
+           f"transaction of COPY batches into PostgresGraph); records per second of wall-clock time, medians of "
+           f"{count(data['runs'], 'run')}.", ""]
+    out += table(["format", "import into PostgresGraph", "import time", "import into MemoryGraph",
+                  "export from PostgresGraph", "export from MemoryGraph"], cells) + [""]
+    csv = pg.get("CSV")
+    targets = [judged(f"CSV import of {data['vertices']:,} / {data['edges']:,} into PostgresGraph >= "
+                      f"{rate(PG_LOAD_TARGET)} records/s", records / csv["import_wall_s"] if csv else None,
+                      lambda x: rate(x) + "/s", lambda x: x >= PG_LOAD_TARGET)]
+    return out + targets_table(targets)
+
+
 # -- scripts/bench --service (wrk against examples/graph-service) ---------------------------------
 
 SERVICE_SCENARIOS = {"get": "GET by id", "neighbors": "neighbors", "mix": "90/10 GET/PATCH mix"}
@@ -759,6 +862,9 @@ RENDERERS: dict[str, Callable[[dict], list[str]]] = {
     "scale-propgraph": render_scale_propgraph,
     "scale-targets": render_scale_targets,
     "service": render_service,
+    "postgres-load": render_postgres_load,
+    "postgres-reads": render_postgres_reads,
+    "postgres-io": render_postgres_io,
 }
 
 
@@ -964,6 +1070,17 @@ def fixture_wrk(server: str, scenario: str, connections: int, per_s: float, p99_
                     "latency_us": {"p50": 300, "p90": 900, "p99": p99_us, "max": 9000, "mean": 400.0}}}
 
 
+def fixture_pg_reads(target: str, per_s: float, primary: int, standby: int) -> dict:
+    return {"target": target, "concurrency": 256, "fiber_threads": 2, "window_s": 1.0, "requests_per_s": per_s,
+            "p50_ns": 3e6, "p99_ns": 6e6, "runs_per_s": [per_s] * 3, "primary_reads": primary,
+            "standby_reads": standby, "fallbacks": 0}
+
+
+def fixture_io_row(backend: str, fmt: str, import_s: float, export_s: float) -> dict:
+    return {"backend": backend, "format": fmt, "import_wall_s": import_s, "import_cpu_s": import_s,
+            "export_wall_s": export_s, "export_cpu_s": export_s, "file_megabytes": 1.0}
+
+
 # Per new renderer: its result file, a small JSON, lines the rendering must hold, and a field to
 # take away (a path into the JSON) that must be named when it is missing.
 RENDERER_FIXTURES = {
@@ -1035,6 +1152,36 @@ RENDERER_FIXTURES = {
         "| GET by id, fiber server, 64 connections: >= 80.0 k requests/s with p99 < 5 ms | 90.0 k/s, p99 2.50 ms | met |",
         "| fiber >= 2x thread-per-connection at 1024 connections | GET by id 3.00x | met |"],
         ("results", 2, "wrk", "latency_us", "p99")),
+    "postgres-load": ("postgres.json", {
+        **FIXTURE_RUN, "server_version": "15.18", "vertices": 1000, "edges_requested": 10000, "runs": 3,
+        "batch": 4096, "load": {"seconds": [0.1, 0.11, 0.12], "median_s": 0.11, "records_per_s": 100_000.0},
+        "load_without_foreign_keys": {"seconds": [0.05, 0.055, 0.06], "median_s": 0.055, "records_per_s": 200_000.0},
+        "page_rank": [{"backend": "PostgresGraph", "median_s": 0.5, "scores": 1000},
+                      {"backend": "MemoryGraph", "median_s": 0.02, "scores": 1000}], "reads": []}, [
+        "| with the edges' foreign keys (the library's schema) | 110 ms | 100 k | 1.00x |",
+        "| foreign keys dropped (`ALTER TABLE`), runs taking turns with the above | 55.0 ms | 200 k | 2.00x |",
+        "The foreign keys cost the load 50 % of its records per second",
+        "| PostgresGraph | 500 ms | 25.0x |",
+        "| COPY load >= 100 k records/s | 100 k/s | met |",
+        "| page_rank over 1,000 vertices on PostgresGraph < 2 s | 500 ms | met |"],
+        ("load_without_foreign_keys", "median_s")),
+    "postgres-reads": ("postgres-reads.json", {
+        **FIXTURE_RUN, "server_version": "15.18", "vertices": 1000, "edges_requested": 10000, "runs": 3,
+        "batch": 4096, "page_rank": [],
+        "reads": [fixture_pg_reads("primary", 60_000, 180_000, 0),
+                  fixture_pg_reads("primary + 1 standby", 66_000, 0, 198_000)]}, [
+        "| primary | 60.0 k | 3.00 ms | 6.00 ms | 180,000 / 0 / 0 |",
+        "| primary + 1 standby | 66.0 k | 3.00 ms | 6.00 ms | 0 / 198,000 / 0 |",
+        "With the standby: 1.10x the requests/s of the primary alone."], ("reads", 1, "standby_reads")),
+    "postgres-io": ("io.json", {
+        **FIXTURE_RUN, "vertices": 1000, "edges": 9000, "runs": 3,
+        "rows": [fixture_io_row("MemoryGraph", "CSV", 0.01, 0.005), fixture_io_row("PostgresGraph", "CSV", 0.2, 0.02),
+                 fixture_io_row("MemoryGraph", "NDJSON", 0.01, 0.005),
+                 fixture_io_row("PostgresGraph", "NDJSON", 0.05, 0.02)]}, [
+        "| CSV | 50.0 k/s | 200 ms | 1.00 M/s | 500 k/s | 2.00 M/s |",
+        "| NDJSON | 200 k/s | 50.0 ms | 1.00 M/s | 500 k/s | 2.00 M/s |",
+        "| CSV import of 1,000 / 9,000 into PostgresGraph >= 100 k records/s | 50.0 k/s | missed |"],
+        ("rows", 3, "export_wall_s")),
 }
 
 

@@ -97,7 +97,12 @@ pg_ensure_packages() {
 
 # -- CMake presets (CMakePresets.json: debug, release, asan; build dirs build/<preset>) -------
 pg_configure() { cmake --preset "$1"; }
-pg_build() { cmake --build --preset "$1" --parallel "$PROPGRAPH_JOBS"; }
+# pg_build PRESET [BUILD ARGS...], e.g. pg_build release --target propgraph-io-bench
+pg_build() {
+  local preset=$1
+  shift
+  cmake --build --preset "$preset" --parallel "$PROPGRAPH_JOBS" "$@"
+}
 # pg_ctest PRESET [CTEST ARGS...]
 pg_ctest() {
   local preset=$1

@@ -48,6 +48,8 @@ struct Pinned {
 
 /// SQLSTATE of a unique violation.
 constexpr std::string_view kUniqueViolation = "23505";
+/// SQLSTATE of a foreign key violation: an edge's endpoint does not exist.
+constexpr std::string_view kForeignKeyViolation = "23503";
 
 Properties without_nulls(const Properties& props) {
   const bool any_null = std::any_of(props.begin(), props.end(), [](const auto& e) { return e.second.is_null(); });
@@ -236,7 +238,9 @@ struct PostgresGraph::Impl {
   /// Connects, creates the catalog and the bound graph when missing.
   explicit Impl(PostgresOptions opts) : Impl(std::make_shared<Shared>(validated(std::move(opts))), nullptr) {
     auto c = pool.acquire();
+    bool created = false;  // anything this instance created is one of its writes (Replicas)
     if (!c->exec(catalog.catalog_exists).boolean(0, 0)) {
+      created = true;
       in_transaction(*c, [&] {
         lock_catalog(*c);
         c->exec(catalog.create_schema, {}, false);
@@ -245,17 +249,39 @@ struct PostgresGraph::Impl {
       });
     }
     std::optional<std::int64_t> number = graph_number(*c, options.graph);
-    if (!number) number = create_graph(*c, options.graph);
+    if (!number) {
+      number = create_graph(*c, options.graph);
+      created = true;
+    }
     if (!number) number = graph_number(*c, options.graph);  // created concurrently elsewhere
     if (!number) throw QueryError(fmt::format("graph '{}' vanished while being opened", options.graph));
     schema = catalog.graph_schema(*number);
     ids = std::make_unique<IdCodec>(fmt::format("pg{}:", *number));
     sql = std::make_unique<GraphSql>(schema);
     // Graphs created before property indexes existed get their (empty) index catalog now.
-    if (!c->exec(sql->index_catalog_exists, {}, false).boolean(0, 0)) c->exec(sql->create_index_catalog, {}, false);
-    // ... and the function delete_vertex calls.
-    if (!c->exec(sql->delete_vertex_exists, {}, false).boolean(0, 0)) c->exec(sql->create_delete_vertex, {}, false);
+    if (!c->exec(sql->index_catalog_exists, {}, false).boolean(0, 0)) {
+      c->exec(sql->create_index_catalog, {}, false);
+      created = true;
+    }
+    // ... and graphs created without the foreign keys on edges get them.
+    if (c->exec(sql->foreign_keys, {}, false).int64(0, 0) < 2) created = add_foreign_keys(*c) || created;
     load_indexes(*c);
+    // Reads routed after this instance's own writes wait until a standby has the schema too.
+    if (created) replicas.wrote(*c);
+  }
+
+  /// Adds the foreign keys of edges to a graph created without them, in one transaction that
+  /// holds off writers: first the edges whose endpoint is gone (those a delete_vertex inside a
+  /// transaction could miss; the contract has no such edges), then both keys, which check every
+  /// remaining edge. False when another instance added them meanwhile.
+  bool add_foreign_keys(Connection& c) {
+    return in_transaction(c, [&] {
+      c.exec(sql->lock_for_foreign_keys, {}, false);
+      if (c.exec(sql->foreign_keys, {}, false).int64(0, 0) == 2) return false;
+      c.exec(sql->delete_dangling_edges, {}, false);
+      c.exec(sql->add_foreign_keys, {}, false);
+      return true;
+    });
   }
 
   static PostgresOptions validated(PostgresOptions o) {
@@ -603,14 +629,12 @@ struct PostgresGraph::Impl {
   }
 
   /// Streams `n` rows through COPY in one transaction; `put_row(chunk, i, row id)` appends
-  /// record i. `prepare(connection)` runs first, in the transaction. Returns the row ids, in
-  /// record order.
-  template <typename PutRow, typename Prepare>
-  std::vector<std::int64_t> copy_rows(Table table, std::size_t n, PutRow&& put_row, Prepare&& prepare) {
+  /// record i. Returns the row ids, in record order.
+  template <typename PutRow>
+  std::vector<std::int64_t> copy_rows(Table table, std::size_t n, PutRow&& put_row) {
     constexpr std::size_t kChunk = std::size_t{1} << 18;
     return write_on_primary([&](Connection& c) {
       return atomically(c, [&] {
-        prepare(c);
         std::vector<std::int64_t> rows = reserve_rows(c, table, n);
         std::size_t next = 0;
         c.copy_in(sql->copy_from(table), [&](std::string& chunk) {
@@ -623,6 +647,44 @@ struct PostgresGraph::Impl {
         return rows;
       });
     });
+  }
+
+  /// NotFound for a bulk edge write the foreign keys refused, naming the first record with an
+  /// endpoint that does not exist ("create_edges: edges[3]: target vertex 'pg1:v9' not found").
+  /// The foreign key's check runs after the COPY's rows, so its error has no line: the
+  /// endpoints are looked up (on the primary, in a transaction on its connection).
+  [[noreturn]] void throw_missing_endpoint(const ServerError& e, std::span<const NewEdge> edges,
+                                           const std::vector<std::pair<std::int64_t, std::int64_t>>& ends) {
+    std::vector<std::int64_t> distinct;
+    distinct.reserve(2 * ends.size());
+    for (const auto& [from, to] : ends) {
+      distinct.push_back(from);
+      distinct.push_back(to);
+    }
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    std::string array = "{";
+    for (std::size_t i = 0; i < distinct.size(); ++i) {
+      if (i) array.push_back(',');
+      array += decimal(distinct[i]);
+    }
+    array.push_back('}');
+    Param p[] = {array.c_str()};
+    Result r = on_primary([&](Connection& c) { return c.exec(sql->missing_vertices, p); });
+    std::vector<std::int64_t> missing;
+    for (int i = 0; i < r.rows(); ++i) missing.push_back(r.int64(i, 0));
+    std::sort(missing.begin(), missing.end());
+    const auto gone = [&](std::int64_t row) { return std::binary_search(missing.begin(), missing.end(), row); };
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+      if (gone(ends[i].first) || gone(ends[i].second)) {
+        const bool source = gone(ends[i].first);
+        throw NotFound(fmt::format("create_edges: edges[{}]: {} vertex '{}' not found", i, source ? "source" : "target",
+                                   (source ? edges[i].from : edges[i].to).str()));
+      }
+    }
+    // Missing when the foreign key checked, there now: a vertex that a concurrent bulk write was
+    // still creating under an id the caller already knew.
+    throw NotFound(fmt::format("create_edges: an endpoint vertex was not found ({})", e.what()));
   }
 
   /// The record (0-based) a COPY error names in its context ("COPY vertices, line 3, ...").
@@ -874,8 +936,8 @@ bool PostgresGraph::delete_vertex(std::string_view label, const ElementId& id) {
   const auto row = impl_->ids->row(id, kVertexId);
   if (!row) return false;
   const std::string l(label);
-  // One call of the graph's delete_vertex function: the vertex, then its edges.
-  return impl_->execute(impl_->sql->delete_vertex, {row->c_str(), l.c_str()}).boolean(0, 0);
+  // One statement: the foreign keys delete the vertex's edges with it.
+  return impl_->execute(impl_->sql->delete_vertex, {row->c_str(), l.c_str()}).affected() > 0;
 }
 
 std::int64_t PostgresGraph::count_vertices(std::string_view label) {
@@ -950,7 +1012,7 @@ std::vector<ElementId> PostgresGraph::create_vertices(std::span<const NewVertex>
       CopyWriter::int8(chunk, row);
       CopyWriter::text(chunk, vertices[i].label);
       CopyWriter::jsonb(chunk, encode_record(vertices[i].properties, "create_vertices", "vertices", i));
-    }, [](Connection&) {});
+    });
   } catch (const ServerError& e) {
     impl_->throw_bulk_error(e, "create_vertices", "vertices", vertices.size(), record);
   }
@@ -978,9 +1040,10 @@ Edge PostgresGraph::create_edge(const ElementId& from, const ElementId& to, std:
     try {
       return impl_->execute(impl_->sql->insert_edge, {from_row->c_str(), to_row->c_str(), l.c_str(), json.c_str()});
     } catch (const ServerError& e) {
-      // Graphs created with foreign keys: an endpoint was deleted between the check and the
-      // insert's foreign-key check.
-      if (e.sqlstate() == "23503") throw NotFound(fmt::format("create_edge: endpoint vertex deleted ({})", e.what()));
+      // The endpoint was deleted after the statement's snapshot, before its foreign-key check.
+      if (e.sqlstate() == kForeignKeyViolation) {
+        throw e.constraint() == "edges_from_id_fkey" ? source_missing() : target_missing();
+      }
       throw;
     }
   });
@@ -1007,32 +1070,6 @@ std::vector<ElementId> PostgresGraph::create_edges(std::span<const NewEdge> edge
   const auto record = [&](std::size_t i) {
     return std::pair<std::string_view, const Properties&>(edges[i].label, edges[i].properties);
   };
-  // Endpoints: checked after the edge lock's stripes are held (a vertex delete waits for them).
-  std::string endpoints = "{";
-  {
-    std::vector<std::int64_t> distinct;
-    distinct.reserve(2 * ends.size());
-    for (const auto& [from, to] : ends) {
-      distinct.push_back(from);
-      distinct.push_back(to);
-    }
-    std::sort(distinct.begin(), distinct.end());
-    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-    for (std::size_t i = 0; i < distinct.size(); ++i) endpoints += (i ? "," : "") + decimal(distinct[i]);
-    endpoints += "}";
-  }
-  std::optional<std::int64_t> missing;
-  const auto check_endpoints = [&](Connection& c) {
-    Param p[] = {endpoints.c_str()};
-    // A statement of its own sees every delete that committed before it; a transaction's
-    // statements share its snapshot, so there each endpoint is locked as create_edge locks it.
-    if (!impl_->pinned) c.exec(impl_->sql->lock_edge_stripes);
-    Result r = c.exec(impl_->pinned ? impl_->sql->missing_vertex_locking : impl_->sql->missing_vertex, p);
-    if (r.rows() > 0) {
-      missing = r.int64(0, 0);
-      throw NotFound("create_edges: an endpoint does not exist");  // rolls back; located below
-    }
-  };
   std::vector<std::int64_t> rows;
   try {
     rows = impl_->copy_rows(Table::edges, edges.size(), [&](std::string& chunk, std::size_t i, std::int64_t row) {
@@ -1042,20 +1079,9 @@ std::vector<ElementId> PostgresGraph::create_edges(std::span<const NewEdge> edge
       CopyWriter::int8(chunk, ends[i].first);
       CopyWriter::int8(chunk, ends[i].second);
       CopyWriter::jsonb(chunk, encode_record(edges[i].properties, "create_edges", "edges", i));
-    }, check_endpoints);
-  } catch (const NotFound&) {
-    if (!missing) throw;
-    for (std::size_t i = 0; i < edges.size(); ++i) {
-      if (ends[i].first == *missing || ends[i].second == *missing) {
-        const bool source = ends[i].first == *missing;
-        throw NotFound(fmt::format("create_edges: edges[{}]: {} vertex '{}' not found", i, source ? "source" : "target",
-                                   (source ? edges[i].from : edges[i].to).str()));
-      }
-    }
-    throw;
+    });
   } catch (const ServerError& e) {
-    // A graph created before foreign keys were dropped still has them.
-    if (e.sqlstate() == "23503") throw NotFound(fmt::format("create_edges: an endpoint vertex was not found ({})", e.what()));
+    if (e.sqlstate() == kForeignKeyViolation) impl_->throw_missing_endpoint(e, edges, ends);
     impl_->throw_bulk_error(e, "create_edges", "edges", edges.size(), record);
   }
   std::vector<ElementId> ids;

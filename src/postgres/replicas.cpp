@@ -83,9 +83,10 @@ void Replicas::mark_down(Standby& s) noexcept {
 }
 
 bool Replicas::is_recovery_conflict(const ServerError& e) noexcept {
-  // "canceling statement due to conflict with recovery" (40001), and a standby shutting down
-  // or not accepting connections yet.
-  return e.sqlstate() == "40001" || e.sqlstate().starts_with("57P0");
+  // "canceling statement due to conflict with recovery" (40001), a standby shutting down or not
+  // accepting connections yet, and a standby that has not replayed the graph's creation yet
+  // (42P01: no such table), which StandbyReads::always may meet.
+  return e.sqlstate() == "40001" || e.sqlstate().starts_with("57P0") || e.sqlstate() == "42P01";
 }
 
 }  // namespace propgraph::postgres_detail

@@ -10,7 +10,8 @@
 //
 // Failures: a standby that cannot be reached or breaks mid-read is skipped for kRetryAfter and
 // the read goes to the primary (counted as a fallback); a read cancelled because it conflicted
-// with the standby's recovery goes to the primary too. Standbys are used round robin.
+// with the standby's recovery, or that finds no graph tables there yet (the standby has not
+// replayed their creation), goes to the primary too. Standbys are used round robin.
 #pragma once
 
 #include <atomic>

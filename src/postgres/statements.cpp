@@ -41,13 +41,13 @@ std::vector<std::string> CatalogSql::create_graph_ddl(std::int64_t id) const {
       fmt::format("CREATE TABLE {}.vertices (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
                   "label text COLLATE \"C\" NOT NULL, properties jsonb NOT NULL DEFAULT '{{}}')",
                   s),
-      // No foreign keys: PostgresGraph keeps edges' endpoints valid itself (see GraphSql's
-      // integrity statements); the per-row checks of a foreign key cost bulk loads over half
-      // their time.
+      // The foreign keys keep every edge's endpoints: an edge to a missing vertex is refused,
+      // and deleting a vertex deletes its edges (see GraphSql::add_foreign_keys).
       fmt::format("CREATE TABLE {0}.edges (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
                   "label text COLLATE \"C\" NOT NULL, from_id bigint NOT NULL, to_id bigint NOT NULL, "
-                  "properties jsonb NOT NULL DEFAULT '{{}}')",
-                  s),
+                  "properties jsonb NOT NULL DEFAULT '{{}}', {1}, {2})",
+                  s, GraphSql::foreign_key(graph_schema(id), "from_id"),
+                  GraphSql::foreign_key(graph_schema(id), "to_id")),
       fmt::format("CREATE INDEX ON {}.vertices (label, id)", s),
       // Vertex filters use the GIN index on properties; edge filters scan the label (or use a
       // property index): a GIN index costs an edge write about a sixth more.
@@ -56,7 +56,6 @@ std::vector<std::string> CatalogSql::create_graph_ddl(std::int64_t id) const {
       fmt::format("CREATE INDEX ON {}.edges (from_id, id)", s),
       fmt::format("CREATE INDEX ON {}.edges (to_id, id)", s),
       GraphSql(graph_schema(id)).create_index_catalog,
-      GraphSql(graph_schema(id)).create_delete_vertex,
   };
 }
 
@@ -99,43 +98,34 @@ GraphSql::GraphSql(const std::string& schema)
       "UPDATE {} SET properties = (properties || $3::jsonb) - $4::text[] "
       "WHERE id = $1::bigint AND label = $2 RETURNING properties",
       V);
-  // Integrity without foreign keys: an edge's endpoints exist when it commits.
-  // - create_edge locks its endpoint rows FOR KEY SHARE, which a vertex delete waits for;
-  // - create_edges takes every stripe of the graph's edge lock in shared mode, then checks its
-  //   endpoints (a statement after the locks: a fresh snapshot);
-  // - delete_vertex takes its vertex's stripe exclusively, deletes the vertex (waiting for
-  //   create_edge's row locks), then its edges in a second statement, whose fresh snapshot
-  //   sees every edge committed meanwhile. A plpgsql function: one round trip.
-  const std::string edge_lock = fmt::format("hashtext({})", sql_literal("propgraph edges " + schema));
-  lock_edge_stripes =
-      fmt::format("SELECT count(pg_advisory_xact_lock_shared({}, s)) FROM generate_series(0, {}) AS s", edge_lock,
-                  kEdgeLockStripes - 1);
-  missing_vertex = fmt::format(
-      "SELECT x FROM unnest($1::bigint[]) AS x WHERE NOT EXISTS (SELECT 1 FROM {} v WHERE v.id = x) LIMIT 1", V);
-  missing_vertex_locking = fmt::format(
-      "SELECT x FROM unnest($1::bigint[]) AS x "
-      "WHERE NOT EXISTS (SELECT 1 FROM {} v WHERE v.id = x FOR KEY SHARE) LIMIT 1",
-      V);
-  create_delete_vertex = fmt::format(
-      "CREATE OR REPLACE FUNCTION {0}.delete_vertex(v bigint, l text) RETURNS boolean LANGUAGE plpgsql AS $$ "
-      "BEGIN "
-      "PERFORM pg_advisory_xact_lock({3}, (v % {4})::int); "
-      "DELETE FROM {1} WHERE id = v AND label = l; "
-      "IF NOT FOUND THEN RETURN false; END IF; "
-      "DELETE FROM {2} WHERE from_id = v OR to_id = v; "
-      "RETURN true; "
-      "END $$",
-      schema_, V, E, edge_lock, kEdgeLockStripes);
-  delete_vertex_exists =
-      fmt::format("SELECT to_regprocedure({}) IS NOT NULL", sql_literal(schema_ + ".delete_vertex(bigint,text)"));
-  delete_vertex = fmt::format("SELECT {}.delete_vertex($1::bigint, $2)", schema_);
+  // Edges' endpoints: the foreign keys of edges (from_id, to_id) on vertices, ON DELETE
+  // CASCADE. PostgreSQL's referential-integrity triggers check an inserted edge's endpoints
+  // (locking them FOR KEY SHARE, which a vertex delete waits for) and delete a deleted vertex's
+  // edges with the latest snapshot. Inside a transaction whose snapshot predates an edge or a
+  // delete that committed since, either side is a serialization failure, never a dangling edge.
+  delete_vertex = fmt::format("DELETE FROM {} WHERE id = $1::bigint AND label = $2", V);
+  missing_vertices = fmt::format(
+      "SELECT x FROM unnest($1::bigint[]) AS x WHERE NOT EXISTS (SELECT 1 FROM {} v WHERE v.id = x)", V);
+  foreign_keys = fmt::format(
+      "SELECT count(*) FROM pg_constraint WHERE conrelid = {}::regclass AND contype = 'f' AND confdeltype = 'c' "
+      "AND confrelid = {}::regclass",
+      sql_literal(E), sql_literal(V));
+  lock_for_foreign_keys = fmt::format("LOCK TABLE {}, {} IN SHARE ROW EXCLUSIVE MODE", V, E);
+  delete_dangling_edges = fmt::format(
+      "DELETE FROM {1} e WHERE NOT EXISTS (SELECT 1 FROM {0} v WHERE v.id = e.from_id) "
+      "OR NOT EXISTS (SELECT 1 FROM {0} v WHERE v.id = e.to_id)",
+      V, E);
+  add_foreign_keys = fmt::format("ALTER TABLE {} ADD {}, ADD {}", E, foreign_key(schema, "from_id"),
+                                 foreign_key(schema, "to_id"));
   count_vertices = fmt::format("SELECT count(*) FROM {} WHERE label = $1", V);
   count_all_vertices = fmt::format("SELECT count(*) FROM {}", V);
 
-  // One statement: checks both endpoints, inserts only when both exist, reports which exist.
+  // One statement: checks both endpoints, inserts only when both exist, reports which exist
+  // (the foreign keys check them again, against deletes that committed since the statement's
+  // snapshot).
   insert_edge = fmt::format(
-      "WITH endpoints AS (SELECT (SELECT id FROM {0} WHERE id = $1::bigint FOR KEY SHARE) AS from_id, "
-      "(SELECT id FROM {0} WHERE id = $2::bigint FOR KEY SHARE) AS to_id), "
+      "WITH endpoints AS (SELECT (SELECT id FROM {0} WHERE id = $1::bigint) AS from_id, "
+      "(SELECT id FROM {0} WHERE id = $2::bigint) AS to_id), "
       "inserted AS (INSERT INTO {1} (label, from_id, to_id, properties) "
       "SELECT $3, from_id, to_id, $4::jsonb FROM endpoints "
       "WHERE from_id IS NOT NULL AND to_id IS NOT NULL RETURNING id) "
@@ -176,6 +166,11 @@ GraphSql::GraphSql(const std::string& schema)
   delete_index = fmt::format("DELETE FROM {} WHERE label = $1 AND key = $2 RETURNING vertex_index, edge_index",
                              indexes_);
   delete_all_indexes = fmt::format("DELETE FROM {} RETURNING vertex_index, edge_index", indexes_);
+}
+
+std::string GraphSql::foreign_key(const std::string& schema, std::string_view column) {
+  return fmt::format("CONSTRAINT edges_{0}_fkey FOREIGN KEY ({0}) REFERENCES {1}.vertices (id) ON DELETE CASCADE",
+                     column, quoted(schema));
 }
 
 std::string GraphSql::index_expression(std::string_view key) {
@@ -280,8 +275,10 @@ std::string GraphSql::neighbors(Direction direction, bool labeled) const {
 }
 
 std::string GraphSql::reserve_ids(Table t) const {
+  // OFFSET 0 keeps the planner from pulling the lookup into the nextval() call, where it would
+  // run once per id (catalog lookups and name parsing: six times nextval's own cost).
   return fmt::format(
-      "SELECT nextval(s.seq) FROM (SELECT pg_get_serial_sequence({}, 'id')::regclass AS seq) AS s, "
+      "SELECT nextval(s.seq) FROM (SELECT pg_get_serial_sequence({}, 'id')::regclass AS seq OFFSET 0) AS s, "
       "generate_series(1, $1::int)",
       sql_literal(table(t)));
 }

@@ -64,22 +64,21 @@ struct GraphSql {
   explicit GraphSql(const std::string& schema);
 
   std::string vertex_labels, edge_labels, truncate;
-  /// Stripes of a graph's edge lock (see the constructor).
-  static constexpr int kEdgeLockStripes = 64;
 
   std::string insert_vertex, find_vertex, find_vertex_any, update_vertex;
-  /// $1 id, $2 label -> boolean: the vertex and its edges are gone.
+  /// $1 id, $2 label: deletes the vertex; the foreign keys' ON DELETE CASCADE deletes its edges.
   std::string delete_vertex;
-  std::string create_delete_vertex;  // the function delete_vertex calls
-  std::string delete_vertex_exists;  // -> bool (graphs created before it existed lack it)
-  /// Every stripe of the graph's edge lock, shared (create_edges).
-  std::string lock_edge_stripes;
-  /// $1 bigint[] of vertex ids -> the first that does not exist, if any.
-  std::string missing_vertex;
-  /// missing_vertex that also locks each vertex FOR KEY SHARE (a delete waits for the lock's
-  /// transaction), in the order of $1. In a transaction, whose snapshot may predate a delete
-  /// that committed since: locking such a vertex is a serialization failure, not a pass.
-  std::string missing_vertex_locking;
+  /// $1 bigint[] of vertex ids -> those that do not exist (locating a bulk write's missing
+  /// endpoint after the foreign key refused it).
+  std::string missing_vertices;
+  // Graphs created by versions without the foreign keys get them when opened (one transaction):
+  std::string foreign_keys;           ///< -> how many ON DELETE CASCADE foreign keys edges has
+  std::string lock_for_foreign_keys;  ///< holds off writers until the keys are in place
+  std::string delete_dangling_edges;  ///< edges whose endpoint is gone: what delete_vertex missed
+  std::string add_foreign_keys;       ///< adds both keys (validating every edge)
+  /// `CONSTRAINT edges_<column>_fkey FOREIGN KEY (<column>) REFERENCES <schema>.vertices (id)
+  /// ON DELETE CASCADE`; `schema` unquoted.
+  [[nodiscard]] static std::string foreign_key(const std::string& schema, std::string_view column);
   std::string count_vertices, count_all_vertices;
   std::string insert_edge, find_edge, find_edge_any, update_edge, delete_edge, count_edges, count_all_edges;
   std::string degree, degree_labeled;

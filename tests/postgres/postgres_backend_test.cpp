@@ -240,6 +240,42 @@ TEST(PostgresGraphs, IdsNameTheGraphAndAreNeverReissuedAfterADrop) {
   EXPECT_EQ(twin.find_vertex_by_id("Person", c.id), c);
 }
 
+TEST(PostgresGraphs, OpeningAGraphWithoutForeignKeysAddsThemAndDropsEdgesWithoutAnEndpoint) {
+  auto g = pgtest::scratch_graph();
+  if (!g) GTEST_SKIP() << pgtest::skip_reason();
+  const auto a = g->create_vertex("Person").id;
+  const auto b = g->create_vertex("Person").id;
+  const auto kept = g->create_edge(a, b, "KNOWS").id;
+  const auto doomed = g->create_vertex("Person").id;
+  const auto dangling = g->create_edge(a, doomed, "KNOWS").id;
+  // The schema of versions without the foreign keys, and the edge their gap could leave: its
+  // target deleted without it.
+  const std::string& dsn = g->options().conninfo;
+  const std::string edges = fmt::format("\"{}\".edges", g->schema_name());
+  const std::string keys = fmt::format(
+      "SELECT count(*) FROM pg_constraint WHERE conrelid = '{}'::regclass AND contype = 'f'", edges);
+  pgtest::admin_sql(
+      dsn, fmt::format("ALTER TABLE {} DROP CONSTRAINT edges_from_id_fkey, DROP CONSTRAINT edges_to_id_fkey", edges));
+  ASSERT_EQ(pgtest::admin_sql(dsn, keys), "0");
+  pgtest::admin_sql(dsn, fmt::format("DELETE FROM \"{}\".vertices WHERE id = {}", g->schema_name(),
+                                     doomed.str().substr(doomed.str().find(":v") + 2)));
+  ASSERT_TRUE(g->find_edge(dangling));
+
+  PostgresGraph reopened({.conninfo = dsn, .graph = g->options().graph, .pool_size = 1});
+  EXPECT_EQ(pgtest::admin_sql(dsn, keys), "2");
+  EXPECT_FALSE(reopened.find_edge(dangling)) << "an edge without its endpoint is not kept";
+  EXPECT_TRUE(reopened.find_edge(kept));
+  EXPECT_THROW(reopened.create_edge(a, doomed, "KNOWS"), NotFound);
+  // The keys work: deleting a vertex deletes its edges with it.
+  EXPECT_TRUE(reopened.delete_vertex("Person", b));
+  EXPECT_FALSE(reopened.find_edge(kept));
+  EXPECT_EQ(reopened.count_edges(), 0);
+  // Opening it again changes nothing.
+  PostgresGraph again({.conninfo = dsn, .graph = g->options().graph, .pool_size = 1});
+  EXPECT_EQ(pgtest::admin_sql(dsn, keys), "2");
+  EXPECT_EQ(again.count_vertices(), 1);
+}
+
 TEST(PostgresGraphs, UnreachableServerIsAConnectionError) {
   const auto start = Clock::now();
   try {

@@ -1,5 +1,6 @@
-// The server dies: calls fail with ConnectionError, nothing half-written survives, and the pool
-// recovers once the server is back. Runs on a private cluster, so other tests keep theirs.
+// The server dies: calls fail with ConnectionError, nothing half-written survives (single
+// writes and a COPY of a bulk write alike), and the pool recovers once the server is back. Runs
+// on a private cluster, so other tests keep theirs.
 #include <gtest/gtest.h>
 
 #include <boost/fiber/fiber.hpp>
@@ -116,6 +117,25 @@ TEST(PostgresFaults, ServerKilledMidCallFailsCleanlyAndThePoolRecovers) {
   for (auto& f : fibers) f.join();
   EXPECT_EQ(counted, 8 * 3);
   EXPECT_EQ(g.count_vertices("Slow"), 0);
+}
+
+TEST(PostgresFaults, ABulkWriteInterruptedByTheServersDeathLeavesNothing) {
+  pgtest::PrivateCluster cluster;
+  if (!cluster.dsn()) GTEST_SKIP() << "no PostgreSQL server binaries";
+  PostgresGraph g({.conninfo = *cluster.dsn(), .graph = "copy_faults", .pool_size = 2,
+                   .acquire_timeout = 3000ms, .connect_timeout = 3000ms});
+  install_slow_insert(g);
+  g.create_vertices(std::vector<NewVertex>(10, NewVertex{"Person", {}}));
+  // The server sleeps on the batch's last row, with the rows before it already copied.
+  std::vector<NewVertex> batch(1000, NewVertex{"Copied", {{"name", "x"}}});
+  batch.back().properties.set("sleep_ms", 5000);
+  expect_killed_mid_call(cluster, [&] { g.create_vertices(batch); });
+  cluster.restart();
+  EXPECT_EQ(g.count_vertices("Copied"), 0) << "none of the batch committed";
+  EXPECT_EQ(g.count_vertices(), 10);
+  // The pool serves bulk writes again.
+  EXPECT_EQ(g.create_vertices(std::vector<NewVertex>(3, NewVertex{"Copied", {}})).size(), 3u);
+  EXPECT_EQ(g.count_vertices("Copied"), 3);
 }
 
 /// Calls from threads and fibers while the server restarts: calls may fail while it is down, but

@@ -1,5 +1,6 @@
 // PostgresGraph transactions against a real server: SERIALIZABLE conflicts (lost updates and
-// write skew) surface as TransactionConflict and transact() retries them; a server killed
+// write skew) surface as TransactionConflict and transact() retries them; edges and vertex
+// deletes racing across the snapshot never leave an edge without its endpoint; a server killed
 // mid-transaction gives ConnectionError and leaves nothing of the transaction.
 #include <gtest/gtest.h>
 
@@ -108,6 +109,41 @@ TEST(PostgresTransactions, EdgesToAVertexDeletedSinceTheSnapshotAreAConflictNotD
     tx->rollback();
     EXPECT_EQ(g->count_edges(), 0) << (bulk ? "create_edges" : "create_edge");
   }
+}
+
+TEST(PostgresTransactions, DeletingAVertexConflictsWithAnEdgeToItCommittedSinceTheSnapshot) {
+  PROPGRAPH_REQUIRE_SERVER();
+  auto g = pgtest::scratch_graph({.pool_size = 2});
+  const auto ann = g->create_vertex("Person", {{"name", "Ann"}}).id;
+  for (const bool bulk : {false, true}) {
+    const auto gone = g->create_vertex("Person", {{"name", "Gone"}}).id;
+    // The transaction's connection takes its snapshot; the edge then commits on the other one.
+    auto tx = g->begin();
+    EXPECT_TRUE(tx->incident_edges(gone).empty());
+    const ElementId edge = bulk ? g->create_edges(std::vector<NewEdge>{{ann, gone, "KNOWS", {}}}).front()
+                                : g->create_edge(ann, gone, "KNOWS").id;
+    // The snapshot does not see the edge; deleting the vertex without removing it would leave
+    // it dangling, so the delete (or the commit) is a conflict.
+    bool conflict = false;
+    try {
+      tx->delete_vertex("Person", gone);
+      tx->commit();
+    } catch (const TransactionConflict&) {
+      conflict = true;
+    }
+    EXPECT_TRUE(conflict) << (bulk ? "create_edges" : "create_edge");
+    if (tx->is_open()) tx->rollback();
+    // Nothing of the transaction: the vertex and its edge are both there.
+    EXPECT_TRUE(g->find_vertex(gone)) << (bulk ? "create_edges" : "create_edge");
+    const auto e = g->find_edge(edge);
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->to, gone);
+    // Run again, transact() finds the edge and removes it with the vertex.
+    transact(*g, [&](Transaction& t) { EXPECT_TRUE(t.delete_vertex("Person", gone)); });
+    EXPECT_FALSE(g->find_edge(edge));
+    EXPECT_FALSE(g->find_vertex(gone));
+  }
+  EXPECT_EQ(g->count_edges(), 0);
 }
 
 TEST(PostgresTransactions, AServerKilledMidTransactionLeavesNothingOfIt) {

@@ -56,13 +56,14 @@ struct PostgresOptions {
 ///
 /// Storage: a catalog table `<catalog_schema>.graphs(id, name)` and, per graph, a schema with
 /// `vertices(id, label, properties jsonb)`, `edges(id, label, from_id, to_id, properties
-/// jsonb)`, an index catalog and a delete_vertex function. Indexes: (label, id) on both tables,
-/// (from_id, id) and (to_id, id) on edges, GIN on vertex properties, and the property indexes of
-/// create_index. Edges' endpoints are kept valid without foreign keys (whose per-row checks cost
-/// bulk loads half their time): row locks and striped advisory locks serialise edge creation
-/// against vertex deletion (graphs created by earlier versions keep their foreign keys, which
-/// still work). Property values keep their type in jsonb: a double is stored as {"$d": number}
-/// so that filters compare typed (int 30 != double 30.0), an int64 as an exact JSON integer.
+/// jsonb)` and an index catalog. from_id and to_id are foreign keys on vertices with ON DELETE
+/// CASCADE: no edge outlives an endpoint, also across concurrent transactions (a race the
+/// snapshot would hide is a serialization failure). Opening a graph created by an earlier
+/// version without those keys adds them (see docs/postgres.md, "Upgrading"). Indexes: (label,
+/// id) on both tables, (from_id, id) and (to_id, id) on edges, GIN on vertex properties, and the
+/// property indexes of create_index. Property values keep their type in jsonb: a double is
+/// stored as {"$d": number} so that filters compare typed (int 30 != double 30.0), an int64 as
+/// an exact JSON integer.
 /// Strings must be valid UTF-8 without NUL characters.
 ///
 /// Ids look like "pg7:v42" / "pg7:e9": the graph's catalog number, the kind and the row's
@@ -116,9 +117,11 @@ struct PostgresOptions {
 ///
 /// Read replicas: with standby_conninfos, reads go to hot standbys as standby_reads says
 /// (default: once a standby has replayed this instance's last write, so a caller always sees
-/// its own writes); writes, index and catalog calls go to the primary. With standbys each write
-/// costs one more round trip (reading its WAL position). A standby that fails is skipped for a
-/// second and its reads go to the primary.
+/// its own writes; creating the catalog or the graph when opening counts as a write); writes,
+/// index and catalog calls go to the primary. With standbys each write costs one more round
+/// trip (reading its WAL position). A standby that fails is skipped for a second and its reads
+/// go to the primary; a read a standby cannot serve yet (it has not replayed the graph's
+/// tables) goes to the primary.
 ///
 /// Transactions (begin()): one PostgreSQL transaction at SERIALIZABLE isolation on one pooled
 /// connection, held until commit() or rollback(). Every call inside runs the same statements as
