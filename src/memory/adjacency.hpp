@@ -28,11 +28,23 @@ using LabelId = std::uint32_t;
 /// decides (see label_matches in view.hpp).
 inline constexpr std::uint16_t kWideLabel = std::numeric_limits<std::uint16_t>::max();
 
+/// A slot stored at any address: entries are 10 bytes, so every other one's slots are not
+/// 4-byte aligned. Reads convert to Slot by value; no reference to a misaligned Slot can be made
+/// (binding a `const Slot&`, as push_back or set::contains do, takes a copy).
+struct [[gnu::packed]] UnalignedSlot {
+  Slot value = 0;
+
+  constexpr UnalignedSlot() noexcept = default;
+  constexpr UnalignedSlot(Slot s) noexcept : value(s) {}  // NOLINT(google-explicit-constructor)
+  constexpr operator Slot() const noexcept { return value; }  // NOLINT(google-explicit-constructor)
+};
+static_assert(alignof(UnalignedSlot) == 1 && sizeof(UnalignedSlot) == 4);
+
 /// One adjacency entry: the edge, the vertex at its other end and the edge's label (when it
 /// fits 16 bits; kWideLabel otherwise), so that label filters need not read the edge.
-struct [[gnu::packed]] AdjEntry {
-  Slot edge = 0;
-  Slot other = 0;
+struct AdjEntry {
+  UnalignedSlot edge;
+  UnalignedSlot other;
   std::uint16_t label16 = 0;
 
   AdjEntry() noexcept = default;

@@ -30,7 +30,7 @@ std::vector<Component> connected_components(const View& g, const ComponentOption
         ticker.tick();
         if (v + kPayloadAhead < n && g.vertex_alive(v + kPayloadAhead)) adj.prefetch(v + kPayloadAhead);
         if (!participates(v)) continue;
-        for_each_adjacent(g, adj, v, f, [&](const AdjEntry& a) { sets.union_set(v, a.other); });
+        for_each_adjacent(g, adj, v, f, [&](const AdjEntry& a) { sets.union_set(v, Slot{a.other}); });
       }
       for (Slot v = 0; v < n; ++v) component_of[v] = sets.find_set(v);
     } else {
