@@ -79,6 +79,7 @@ Slot Store::push_vertex(LabelId label, PackedView properties) {
   rec.label = label + 1;
   rec.properties.assign(properties.bytes(), heap_);
   grow_alive_bits(slot);
+  count_slot(vertex_group_live_, slot, true);
   vertices_.push_back(rec);
   mark_vertex(slot, true);
   index_element(vertex_indexes, label, properties, slot);
@@ -89,6 +90,7 @@ Slot Store::push_vertex(LabelId label, PackedView properties) {
 
 Slot Store::push_edge(Slot from, Slot to, LabelId label, PackedView properties) {
   const auto slot = static_cast<Slot>(edges_.size());
+  count_slot(edge_group_live_, slot, true);
   edges_.push_back(EdgeSlot{from, to, label + 1, heap_.store(properties.bytes())});
   index_element(edge_indexes, label, properties, slot);
   join(edges_by_label, label, slot);
@@ -98,11 +100,13 @@ Slot Store::push_edge(Slot from, Slot to, LabelId label, PackedView properties) 
 
 void Store::push_dead_vertex() {
   grow_alive_bits(static_cast<Slot>(vertices_.size()));
+  count_slot(vertex_group_live_, static_cast<Slot>(vertices_.size()), false);
   vertices_.push_back(VertexSlot{});
 }
 
 void Store::push_dead_edge() {
   const bool was_linked = linked();
+  count_slot(edge_group_live_, static_cast<Slot>(edges_.size()), false);
   edges_.push_back(EdgeSlot{});
   if (was_linked) linked_edges_ = edges_.size();  // nothing to link for a dead slot
 }
@@ -132,6 +136,7 @@ void Store::remove_edge(Slot e) {
   unindex_element(edge_indexes, label, heap_.view(rec.properties), e);
   heap_.free(rec.properties);
   edges_[e] = EdgeSlot{};
+  uncount_slot(edge_group_live_, edges_, e);
   --live_edges;
   leave(edges_by_label, label, [&](Slot s) { return edge_alive(s); });
 }
@@ -145,6 +150,7 @@ void Store::remove_isolated_vertex(Slot v) {
   in_.release(rec.in);
   rec = VertexSlot{};
   mark_vertex(v, false);
+  uncount_slot(vertex_group_live_, vertices_, v);
   --live_vertices;
   leave(vertices_by_label, label, [&](Slot s) { return vertex_alive(s); });
 }
@@ -225,7 +231,7 @@ void Store::assign(StoreRecords&& records) {
   for (std::size_t e = 0; e < records.edges.size(); ++e) {
     const EdgeRecord& rec = records.edges[e];
     if (!rec.alive) {
-      s.edges_.push_back(EdgeSlot{});
+      s.push_dead_edge();
       continue;
     }
     if (rec.from >= n || rec.to >= n || !s.vertex_alive(rec.from) || !s.vertex_alive(rec.to)) {
@@ -235,6 +241,13 @@ void Store::assign(StoreRecords&& records) {
     s.push_edge(rec.from, rec.to, rec.label, rec.properties.view());
   }
   s.rebuild_lists();
+  // Groups of slots that hold no element any more need no memory (see kGroup).
+  for (std::size_t group = 0; group + 1 < s.vertex_group_live_.size(); ++group) {
+    if (s.vertex_group_live_[group] == 0) s.vertices_.release(group * kGroup, (group + 1) * kGroup);
+  }
+  for (std::size_t group = 0; group + 1 < s.edge_group_live_.size(); ++group) {
+    if (s.edge_group_live_[group] == 0) s.edges_.release(group * kGroup, (group + 1) * kGroup);
+  }
   s.version = version + 1;
   *this = std::move(s);
 }

@@ -62,6 +62,7 @@ struct VertexSlot {
   InlineProperties properties;
 };
 static_assert(sizeof(VertexSlot) == 48);
+static_assert(256 * sizeof(VertexSlot) % 4096 == 0);
 
 /// An edge in the store. All zero bytes: a dead (or burned) slot.
 struct EdgeSlot {
@@ -71,6 +72,7 @@ struct EdgeSlot {
   PropertyHandle properties = 0;
 };
 static_assert(sizeof(EdgeSlot) == 16);
+static_assert(256 * sizeof(EdgeSlot) % 4096 == 0);
 
 /// Equality index over one property of the elements of one label: the canonical encoding of
 /// each value present (PackedView::index_key) to the ascending slots holding it.
@@ -274,6 +276,21 @@ class Store {
   /// Lays out every live edge below linked_upto, in slot order, into fresh exact lists.
   void rebuild_lists();
 
+  /// Slots are counted alive per group of kGroup; a group whose last element dies (but for the
+  /// one still filling) gives its pages back (MappedArray::release: they read as dead slots),
+  /// so that memory follows the live elements although slots are never reused. kGroup slots of
+  /// either kind fill whole 4 KiB pages.
+  static constexpr std::size_t kGroup = 256;
+  static void count_slot(std::vector<std::uint16_t>& live, Slot s, bool alive) {
+    if (s / kGroup >= live.size()) live.push_back(0);
+    if (alive) ++live[s / kGroup];
+  }
+  template <typename Slots>
+  static void uncount_slot(std::vector<std::uint16_t>& live, Slots& slots, Slot s) noexcept {
+    const std::size_t group = s / kGroup;
+    if (--live[group] == 0 && group + 1 < live.size()) slots.release(group * kGroup, (group + 1) * kGroup);
+  }
+
   void mark_vertex(Slot v, bool alive) noexcept {
     const std::uint64_t bit = std::uint64_t{1} << (v % 64);
     vertex_alive_[v / 64] = alive ? vertex_alive_[v / 64] | bit : vertex_alive_[v / 64] & ~bit;
@@ -286,6 +303,8 @@ class Store {
   MappedArray<VertexSlot> vertices_;
   MappedArray<std::uint64_t> vertex_alive_;  // a bit per vertex slot: the slot's label != 0
   MappedArray<EdgeSlot> edges_;
+  std::vector<std::uint16_t> vertex_group_live_;  // live vertices of each kGroup slots
+  std::vector<std::uint16_t> edge_group_live_;
   AdjacencyArena out_;
   AdjacencyArena in_;
   PropertyHeap heap_;

@@ -3,6 +3,8 @@
 // breadth_first finds a level (top-down and bottom-up give the same queue and parents).
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <map>
 #include <random>
@@ -126,6 +128,62 @@ TEST(PropertyHeap, StoresBytesAndReusesFreedSpace) {
     const auto got = heap.view(handle).bytes();
     ASSERT_TRUE(std::equal(got.begin(), got.end(), b.begin(), b.end()));
   }
+}
+
+/// Whether the page holding p is in memory.
+bool resident(const void* p) {
+  const auto page = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{4095};
+  unsigned char in_core = 0;
+  EXPECT_EQ(mincore(reinterpret_cast<void*>(page), 4096, &in_core), 0);
+  return (in_core & 1) != 0;
+}
+
+TEST(MappedArray, GrowsInPlaceOfACopyAndGivesBackReleasedPages) {
+  MappedArray<std::uint64_t> a;
+  for (std::uint64_t i = 0; i < 1'000'000; ++i) a.push_back(i);  // 8 MB: a mapping, grown by mremap
+  for (std::uint64_t i = 0; i < 1'000'000; i += 997) ASSERT_EQ(a[i], i);
+  a.release(100'000, 600'000);
+  EXPECT_FALSE(resident(&a[300'000]));
+  EXPECT_EQ(a[300'000], 0u);  // released pages read as zeros
+  EXPECT_TRUE(resident(&a[50'000]));
+  // Whole pages only: the partly released pages at the edges keep their values.
+  EXPECT_EQ(a[100'000], 100'000u);
+  EXPECT_EQ(a[599'999], 599'999u);
+  EXPECT_EQ(a[700'000], 700'000u);
+  a.resize(2'000'000);
+  EXPECT_EQ(a[1'500'000], 0u);
+  EXPECT_EQ(a[999'999], 999'999u);
+}
+
+TEST(Store, SlotsOfDeletedElementsGiveTheirPagesBack) {
+  Store s;
+  const LabelId node = s.labels.intern("Node");
+  const LabelId link = s.labels.intern("LINK");
+  constexpr Slot kVertices = 100'000;
+  for (Slot v = 0; v < kVertices; ++v) s.push_vertex(node, {});
+  for (Slot v = 0; v + 1 < kVertices; ++v) s.push_edge(v, v + 1, link, {});
+  s.link();
+  // Delete the elements of slots [256 * 10, 256 * 200): whole groups of both kinds.
+  for (Slot v = 256 * 10; v < 256 * 200; ++v) {
+    s.remove_edge(v);
+    if (v > 0 && v - 1 < 256 * 10) s.remove_edge(v - 1);  // the edge into the first deleted vertex
+  }
+  for (Slot v = 256 * 10; v < 256 * 200; ++v) s.remove_isolated_vertex(v);
+  for (Slot v = 0; v < kVertices; ++v) ASSERT_EQ(s.vertex_alive(v), v < 256 * 10 || v >= 256 * 200) << v;
+  EXPECT_EQ(s.live_vertices, kVertices - 256 * 190);
+  for (Slot v = 256 * 200; v + 1 < kVertices; ++v) {
+    ASSERT_EQ(s.out(v).size(), 1u);
+    ASSERT_EQ(s.out(v)[0].other, v + 1);
+  }
+  for (Slot e = 256 * 11; e < 256 * 199; e += 101) ASSERT_FALSE(s.edge_alive(e));
+  EXPECT_EQ(s.out(256 * 10 - 2).size(), 1u);
+  EXPECT_TRUE(s.out(256 * 10 - 1).empty());
+  EXPECT_TRUE(s.in(256 * 200).empty());
+  // New elements after the released groups.
+  const Slot fresh = s.push_vertex(node, {});
+  s.push_edge(0, fresh, link, {});
+  s.link();
+  EXPECT_EQ(s.in(fresh).size(), 1u);
 }
 
 /// The smallest view make_id and parse_id need.
