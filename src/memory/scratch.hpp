@@ -1,6 +1,8 @@
 // Per-thread scratch space for MemoryGraph's traversals.
 #pragma once
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -9,6 +11,34 @@
 #include "memory/store.hpp"
 
 namespace propgraph::detail {
+
+/// Gives the whole pages of a scratch array back to the system between uses; they read as zero
+/// bytes afterwards, and are brought back by the next writes.
+template <typename T, typename Alloc>
+void forget_pages(std::vector<T, Alloc>& v) noexcept {
+  constexpr std::uintptr_t page = 4096;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(v.data()) + page - 1) & ~(page - 1);
+  const auto end = reinterpret_cast<std::uintptr_t>(v.data() + v.size()) & ~(page - 1);
+  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
+/// Per-thread scratch indexed by slot grows with the slots ever issued (ids are never reused),
+/// but a graph with churn has its live vertices in ever newer slots: the pages of dead slots
+/// would stay in memory for good. Every kEvery uses, scratch of kFrom bytes or more is given back
+/// whole (forget_pages); what the next calls touch comes back. Amortised, the few page faults
+/// that follow cost far less than one use.
+struct ScratchTrim {
+  static constexpr std::uint32_t kEvery = 1u << 16;
+  static constexpr std::size_t kFrom = std::size_t{1} << 20;
+  std::uint32_t uses = 0;
+
+  /// Counts a use; true when a scratch of `bytes` is due to be given back.
+  bool due(std::size_t bytes) noexcept {
+    if (++uses < kEvery) return false;
+    uses = 0;
+    return bytes >= kFrom;
+  }
+};
 
 /// Visit marks with O(1) reset (epoch stamping), plus per-vertex scratch that is meaningful only
 /// for marked vertices. One per thread (scratch(), scratch2()): MemoryGraph calls never suspend,
@@ -23,6 +53,7 @@ struct Marks {
   std::vector<Slot> queue_parent;  // breadth_first: parent of queue[i], read in order
   std::vector<int> queue_depth;    // breadth_first: depth of queue[i]
   std::uint32_t epoch = 0;
+  ScratchTrim trim;
 
   void reset(std::size_t n) {
     if (stamp.size() < n) {
@@ -31,6 +62,14 @@ struct Marks {
       parent_edge.resize(n);
       order.resize(n);
       level_bits.resize(n / 64 + 1, 0);
+    }
+    if (trim.due(stamp.size() * sizeof(std::uint32_t))) {
+      // Unmarked (stamp 0) and level_bits zero is the state between uses already.
+      forget_pages(stamp);
+      forget_pages(parent);
+      forget_pages(parent_edge);
+      forget_pages(order);
+      forget_pages(level_bits);
     }
     if (++epoch == 0) {
       std::fill(stamp.begin(), stamp.end(), 0);

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <exception>
+#include <thread>
+
 #include "propgraph/errors.hpp"
 
 namespace propgraph::detail {
@@ -177,32 +180,50 @@ void Store::link_if_few() {
   if (edges_.size() - linked_edges_ <= kLinkAtCommit) link();
 }
 
-void Store::rebuild_lists() {
+template <bool kOut>
+void Store::lay_out_lists() {
   const std::size_t n = vertices_.size();
-  const std::size_t m = edges_.size();
-  std::vector<std::uint32_t> out_cursor(n, 0);
-  std::vector<std::uint32_t> in_cursor(n, 0);
-  for (std::size_t e = 0; e < m; ++e) {
-    const EdgeSlot& rec = edges_[e];
-    if (rec.label == 0) continue;
-    ++out_cursor[rec.from];
-    ++in_cursor[rec.to];
-  }
-  // The degrees lay the lists out; then each cursor becomes its list's first entry.
-  out_.build(out_cursor, [&](std::size_t v, AdjList l) { vertices_[v].out = l; });
-  in_.build(in_cursor, [&](std::size_t v, AdjList l) { vertices_[v].in = l; });
+  AdjacencyArena& arena = kOut ? out_ : in_;
+  const auto list_of = [this](std::size_t v) -> AdjList& { return kOut ? vertices_[v].out : vertices_[v].in; };
+  std::vector<std::uint32_t> cursor(n, 0);
+  for_each_live_edge([&](Slot, const EdgeSlot& rec) { ++cursor[kOut ? rec.from : rec.to]; });
+  // The degrees lay the lists out; then each cursor becomes its list's first entry. A dead
+  // vertex's lists stay empty and its slot unwritten (its page may have been given back).
+  arena.build(cursor, [&](std::size_t v, AdjList l) {
+    if (vertex_alive(static_cast<Slot>(v))) list_of(v) = l;
+  });
   for (std::size_t v = 0; v < n; ++v) {
-    out_cursor[v] = vertices_[v].out.offset;
-    in_cursor[v] = vertices_[v].in.offset;
+    if (vertex_alive(static_cast<Slot>(v))) cursor[v] = list_of(v).offset;
   }
-  AdjEntry* out = out_.entries();
-  AdjEntry* in = in_.entries();
-  for (std::size_t e = 0; e < m; ++e) {  // ascending: every list ends up in edge-id order
-    const EdgeSlot& rec = edges_[e];
-    if (rec.label == 0) continue;
-    const auto slot = static_cast<Slot>(e);
-    out[out_cursor[rec.from]++] = AdjEntry{slot, rec.to, rec.label - 1};
-    in[in_cursor[rec.to]++] = AdjEntry{slot, rec.from, rec.label - 1};
+  AdjEntry* entries = arena.entries();
+  for_each_live_edge([&](Slot slot, const EdgeSlot& rec) {  // ascending: lists end up in edge-id order
+    entries[cursor[kOut ? rec.from : rec.to]++] = AdjEntry{slot, kOut ? rec.to : rec.from, rec.label - 1};
+  });
+}
+
+void Store::rebuild_lists() {
+  const std::size_t m = edges_.size();
+  if (m < kParallelRebuild) {
+    lay_out_lists<true>();
+    lay_out_lists<false>();
+  } else {
+    // The two directions share nothing but the (read-only) edge slots: one thread each.
+    std::exception_ptr failed;
+    std::thread in_lists([&] {
+      try {
+        lay_out_lists<false>();
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    });
+    try {
+      lay_out_lists<true>();
+    } catch (...) {
+      in_lists.join();
+      throw;
+    }
+    in_lists.join();
+    if (failed) std::rethrow_exception(failed);
   }
   linked_edges_ = m;
 }
@@ -219,6 +240,7 @@ void Store::assign(StoreRecords&& records) {
   }
   const std::size_t n = records.vertices.size();
   s.vertices_.reserve(n);
+  s.vertices_.populate(0, n);  // written next: one call instead of a fault per page
   s.vertex_alive_.reserve(n / 64 + 1);
   for (const VertexRecord& rec : records.vertices) {
     if (rec.alive) {
@@ -228,6 +250,7 @@ void Store::assign(StoreRecords&& records) {
     }
   }
   s.edges_.reserve(records.edges.size());
+  s.edges_.populate(0, records.edges.size());
   for (std::size_t e = 0; e < records.edges.size(); ++e) {
     const EdgeRecord& rec = records.edges[e];
     if (!rec.alive) {

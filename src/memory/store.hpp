@@ -199,7 +199,11 @@ class Store {
   [[nodiscard]] LabelId vertex_label(Slot v) const noexcept { return vertices_[v].label - 1; }
   [[nodiscard]] PackedView vertex_properties(Slot v) const noexcept { return vertices_[v].properties.view(heap_); }
   [[nodiscard]] std::size_t edge_slots() const noexcept { return edges_.size(); }
-  [[nodiscard]] bool edge_alive(Slot e) const noexcept { return edges_[e].label != 0; }
+  /// A slot of a released group (see kGroup) is dead without a read of its page: reading a
+  /// page given back would bring it back.
+  [[nodiscard]] bool edge_alive(Slot e) const noexcept {
+    return edge_group_live_[e / kGroup] != 0 && edges_[e].label != 0;
+  }
   [[nodiscard]] LabelId edge_label(Slot e) const noexcept { return edges_[e].label - 1; }
   [[nodiscard]] Slot edge_from(Slot e) const noexcept { return edges_[e].from; }
   [[nodiscard]] Slot edge_to(Slot e) const noexcept { return edges_[e].to; }
@@ -229,6 +233,10 @@ class Store {
 
   /// Bytes the store's tables hold (slots, lists, properties), for memory accounting.
   [[nodiscard]] std::size_t table_bytes() const noexcept;
+  /// Bytes of the vertex and edge slot tables in memory: released groups do not count.
+  [[nodiscard]] std::size_t resident_slot_bytes() const {
+    return vertices_.resident_bytes() + edges_.resident_bytes();
+  }
 
   LabelTable labels;
   std::vector<LabelMembers> vertices_by_label;  // indexed by LabelId
@@ -273,8 +281,24 @@ class Store {
   void join(std::vector<LabelMembers>& table, LabelId label, Slot slot);
   template <typename IsAlive>
   void leave(std::vector<LabelMembers>& table, LabelId label, IsAlive&& alive);
-  /// Lays out every live edge below linked_upto, in slot order, into fresh exact lists.
+  /// Lays out every live edge, in slot order, into fresh exact lists: the out- and in-lists
+  /// on two threads from kParallelRebuild edge slots on.
   void rebuild_lists();
+  template <bool kOut>
+  void lay_out_lists();
+  static constexpr std::size_t kParallelRebuild = std::size_t{1} << 20;
+  /// fn(slot, record) for every live edge, ascending; groups with no live edge are not read.
+  template <typename Fn>
+  void for_each_live_edge(Fn&& fn) const {
+    const std::size_t m = edges_.size();
+    for (std::size_t group = 0; group * kGroup < m; ++group) {
+      if (edge_group_live_[group] == 0) continue;
+      const std::size_t last = std::min(m, (group + 1) * kGroup);
+      for (std::size_t e = group * kGroup; e < last; ++e) {
+        if (edges_[e].label != 0) fn(static_cast<Slot>(e), edges_[e]);
+      }
+    }
+  }
 
   /// Slots are counted alive per group of kGroup; a group whose last element dies (but for the
   /// one still filling) gives its pages back (MappedArray::release: they read as dead slots),

@@ -1,5 +1,6 @@
 // MemoryGraph's storage pieces against simple references: label membership runs, the adjacency
-// arena, the property heap, linking a store in bulk and edge by edge, and the two ways
+// arena, the property heap, pages given back by deleted slots and by traversal scratch, linking a
+// store in bulk (on one thread and on two) and edge by edge, and the two ways
 // breadth_first finds a level (top-down and bottom-up give the same queue and parents).
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "memory/algorithms/breadth_first.hpp"
+#include "memory/scratch.hpp"
 #include "memory/store.hpp"
 #include "memory/view.hpp"
 #include "propgraph/generate.hpp"
@@ -186,6 +188,54 @@ TEST(Store, SlotsOfDeletedElementsGiveTheirPagesBack) {
   EXPECT_EQ(s.in(fresh).size(), 1u);
 }
 
+TEST(Store, ReleasedGroupsStayReleasedThroughScansAndRelinks) {
+  Store s;
+  const LabelId node = s.labels.intern("Node");
+  const LabelId link = s.labels.intern("LINK");
+  constexpr Slot kVertices = 1'000;
+  constexpr Slot kEdges = 256 * 1'000;  // 4 MB of edge slots: a mapping
+  for (Slot v = 0; v < kVertices; ++v) s.push_vertex(node, {});
+  for (Slot e = 0; e < kEdges; ++e) s.push_edge(e % kVertices, (e * 7 + 1) % kVertices, link, {});
+  s.link();
+  const std::size_t full = s.resident_slot_bytes();
+  // Delete all but the last group's edges: the label's member list is compacted on the way
+  // (it reads slots), and the groups give their pages back.
+  for (Slot e = 0; e < kEdges - 256; ++e) s.remove_edge(e);
+  const std::size_t emptied = s.resident_slot_bytes();
+  EXPECT_LT(emptied, full / 10) << "full " << full << " after deletes " << emptied;
+  // Many new edges at once relink every list from the slots: dead groups must not be read.
+  for (Slot e = 0; e < kEdges / 2; ++e) s.push_edge(e % kVertices, (e * 3 + 2) % kVertices, link, {});
+  s.link();
+  for (Slot e = kEdges; e < kEdges + kEdges / 2; ++e) s.remove_edge(e);
+  EXPECT_LT(s.resident_slot_bytes(), full / 10) << "full " << full;
+  for (Slot e = 0; e < kEdges - 256; e += 997) ASSERT_FALSE(s.edge_alive(e));
+  EXPECT_EQ(s.live_edges, 256);
+  std::size_t listed = 0;
+  for (Slot v = 0; v < kVertices; ++v) listed += s.out(v).size();
+  EXPECT_EQ(listed, 256u);
+}
+
+TEST(Marks, GiveTheirPagesBackEveryFewUsesAndStayConsistent) {
+  Marks m;  // not the thread's own: this test counts its uses
+  constexpr std::size_t kSlots = std::size_t{1} << 20;  // 4 MiB per array
+  m.reset(kSlots);
+  for (Slot v = 0; v < kSlots; v += 512) {
+    m.mark(v);
+    m.parent[v] = v;
+  }
+  ASSERT_TRUE(resident(&m.stamp[kSlots / 2]));
+  for (std::uint32_t i = 1; i + 1 < ScratchTrim::kEvery; ++i) m.reset(kSlots);
+  EXPECT_TRUE(resident(&m.stamp[kSlots / 2]));  // not due yet
+  m.mark(7);
+  m.reset(kSlots);  // the kEvery-th use: given back
+  EXPECT_FALSE(resident(&m.stamp[kSlots / 2]));
+  EXPECT_FALSE(resident(&m.parent[kSlots / 2]));
+  for (Slot v = 0; v < kSlots; v += 4099) ASSERT_FALSE(m.marked(v)) << v;
+  EXPECT_TRUE(m.mark(7));
+  EXPECT_FALSE(m.mark(7));
+  EXPECT_TRUE(m.marked(7));
+}
+
 /// The smallest view make_id and parse_id need.
 struct PrefixOnly {
   std::string prefix;
@@ -226,22 +276,25 @@ Store make_store(const generate::EdgeList& list, std::size_t batch_between_links
 }
 
 TEST(Store, LinkingInBulkOrEdgeByEdgeGivesTheSameLists) {
-  const auto list = generate::rmat_graph(2048, 20000, 3);
-  const Store bulk = make_store(list, list.edges.size() + 1);
-  const Store single = make_store(list, 1);
-  const Store batches = make_store(list, 1500);
-  for (const Store* s : {&single, &batches}) {
-    for (Slot v = 0; v < list.vertex_count; ++v) {
-      for (bool out : {true, false}) {
-        const auto x = out ? bulk.out(v) : bulk.in(v);
-        const auto y = out ? s->out(v) : s->in(v);
-        ASSERT_EQ(x.size(), y.size());
-        for (std::size_t i = 0; i < x.size(); ++i) {
-          ASSERT_EQ(x[i].edge, y[i].edge);
-          ASSERT_EQ(x[i].other, y[i].other);
-          ASSERT_EQ(x[i].label16, y[i].label16);
+  // The larger graph is laid out on two threads (Store::kParallelRebuild edges and more).
+  for (const auto& list : {generate::rmat_graph(2048, 20000, 3), generate::rmat_graph(1 << 16, 1'100'000, 5)}) {
+    const Store bulk = make_store(list, list.edges.size() + 1);
+    const Store single = make_store(list, 1);
+    const Store batches = make_store(list, 1500);
+    for (const Store* s : {&single, &batches}) {
+      for (Slot v = 0; v < list.vertex_count; ++v) {
+        for (bool out : {true, false}) {
+          const auto x = out ? bulk.out(v) : bulk.in(v);
+          const auto y = out ? s->out(v) : s->in(v);
+          ASSERT_EQ(x.size(), y.size());
+          for (std::size_t i = 0; i < x.size(); ++i) {
+            ASSERT_EQ(x[i].edge, y[i].edge);
+            ASSERT_EQ(x[i].other, y[i].other);
+            ASSERT_EQ(x[i].label16, y[i].label16);
+          }
+          ASSERT_TRUE(
+              std::is_sorted(x.begin(), x.end(), [](const AdjEntry& p, const AdjEntry& q) { return p.edge < q.edge; }));
         }
-        ASSERT_TRUE(std::is_sorted(x.begin(), x.end(), [](const AdjEntry& p, const AdjEntry& q) { return p.edge < q.edge; }));
       }
     }
   }

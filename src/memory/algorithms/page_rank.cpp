@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "memory/algorithms.hpp"
+#include "memory/scratch.hpp"
 #include "propgraph/deadline.hpp"
 #include "propgraph/errors.hpp"
 
@@ -52,6 +53,7 @@ std::vector<PageRankScore> page_rank(const View& g, const PageRankOptions& optio
   // thread: repeated calls on small graphs then allocate nothing but the result.
   DeadlineTicker ticker("page_rank");
   thread_local PageRankScratch scratch_buffers;
+  thread_local ScratchTrim dense_trim;  // dense follows the slot count
   auto& [members, dense, offsets, sources, out_degree, rank, next, share, order] = scratch_buffers;
   members.clear();
   sources.clear();
@@ -62,6 +64,7 @@ std::vector<PageRankScore> page_rank(const View& g, const PageRankOptions& optio
   }
   const std::size_t n = members.size();
   if (n == 0) return {};
+  if (dense_trim.due(dense.size() * sizeof(std::uint32_t))) forget_pages(dense);
   dense.resize(g.vertex_slots());
   for (std::uint32_t i = 0; i < n; ++i) dense[members[i]] = i;
   offsets.assign(n + 1, 0);
