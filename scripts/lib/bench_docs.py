@@ -611,7 +611,8 @@ def render_scale_peers(data: dict) -> list[str]:
             ratios.append(line(title, ran, lambda r: 100 * r["median"] / base["median"], True) if base
                           else [title] + ["-"] * (len(names) - 1))
         out += [f"{GENERATORS.get(generator, generator)} graph, {n:,} vertices, {m:,} edges: CPU time of the calling "
-                "thread, medians; n/a: not in this build, -: not run.", ""]
+                "thread (of the whole process where a library ran threads of its own), medians; n/a: not in this "
+                "build, -: not run.", ""]
         out += table([""] + names + ["results"], rows, ["l"] + ["r"] * len(names) + ["l"]) + [""]
         out += ["Peer time / propgraph time, % (100 % or more: propgraph at least as fast):", ""]
         out += table([""] + names[1:], ratios) + [""]

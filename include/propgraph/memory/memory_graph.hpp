@@ -93,7 +93,9 @@ struct MemoryOptions {
 /// - Memory: a vertex takes 48 bytes (its properties inside when their packed form fits 27
 ///   bytes, about two small entries), an edge 36 (its slot and one entry in each endpoint's
 ///   list) plus its packed properties; label membership costs nothing for elements created
-///   one after another with one label.
+///   one after another with one label. Slots are never reused, but each run of 256 slots whose
+///   elements are all deleted gives its memory back, so under churn the memory follows the live
+///   elements (and the span of slots they are spread over), not every id ever issued.
 /// - Bulk writes: a commit of more than a few thousand edges only records them; the first
 ///   call that follows adjacency afterwards (a traversal, an algorithm, incident_edges,
 ///   delete_vertex) puts them into the lists, all at once in O(V + E) when they are many, which
