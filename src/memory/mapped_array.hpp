@@ -23,6 +23,15 @@
 
 namespace propgraph::detail {
 
+/// Gives the whole pages inside the bytes [first, last) back to the system (MADV_DONTNEED):
+/// private anonymous memory there reads as zero bytes until it is written again.
+inline void give_back_pages(const void* first, const void* last) noexcept {
+  constexpr std::uintptr_t page = 4096;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(first) + page - 1) & ~(page - 1);
+  const auto end = reinterpret_cast<std::uintptr_t>(last) & ~(page - 1);
+  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 template <typename T>
 class MappedArray {
   static_assert(std::is_trivially_copyable_v<T>, "MappedArray moves elements as bytes");
@@ -98,13 +107,7 @@ class MappedArray {
   /// bytes afterwards. Only for mappings (heap arrays are left alone). The caller must not
   /// need the elements' values any more.
   void release(std::size_t first, std::size_t last) noexcept {
-    if (!mapped()) return;
-    constexpr std::size_t page = 4096;
-    auto begin = reinterpret_cast<std::uintptr_t>(data_ + first);
-    auto end = reinterpret_cast<std::uintptr_t>(data_ + last);
-    begin = (begin + page - 1) & ~(page - 1);
-    end &= ~(page - 1);
-    if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+    if (mapped()) give_back_pages(data_ + first, data_ + last);
   }
 
   /// Brings the whole pages of elements [first, last) into memory, zeroed, in one call instead of

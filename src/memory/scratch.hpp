@@ -1,13 +1,12 @@
 // Per-thread scratch space for MemoryGraph's traversals.
 #pragma once
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "memory/large_block_allocator.hpp"
+#include "memory/mapped_array.hpp"
 #include "memory/store.hpp"
 
 namespace propgraph::detail {
@@ -16,10 +15,7 @@ namespace propgraph::detail {
 /// bytes afterwards, and are brought back by the next writes.
 template <typename T, typename Alloc>
 void forget_pages(std::vector<T, Alloc>& v) noexcept {
-  constexpr std::uintptr_t page = 4096;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(v.data()) + page - 1) & ~(page - 1);
-  const auto end = reinterpret_cast<std::uintptr_t>(v.data() + v.size()) & ~(page - 1);
-  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  give_back_pages(v.data(), v.data() + v.size());
 }
 
 /// Per-thread scratch indexed by slot grows with the slots ever issued (ids are never reused),

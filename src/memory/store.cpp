@@ -265,12 +265,8 @@ void Store::assign(StoreRecords&& records) {
   }
   s.rebuild_lists();
   // Groups of slots that hold no element any more need no memory (see kGroup).
-  for (std::size_t group = 0; group + 1 < s.vertex_group_live_.size(); ++group) {
-    if (s.vertex_group_live_[group] == 0) s.vertices_.release(group * kGroup, (group + 1) * kGroup);
-  }
-  for (std::size_t group = 0; group + 1 < s.edge_group_live_.size(); ++group) {
-    if (s.edge_group_live_[group] == 0) s.edges_.release(group * kGroup, (group + 1) * kGroup);
-  }
+  release_dead_groups(s.vertex_group_live_, s.vertices_);
+  release_dead_groups(s.edge_group_live_, s.edges_);
   s.version = version + 1;
   *this = std::move(s);
 }

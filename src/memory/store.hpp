@@ -314,6 +314,13 @@ class Store {
     const std::size_t group = s / kGroup;
     if (--live[group] == 0 && group + 1 < live.size()) slots.release(group * kGroup, (group + 1) * kGroup);
   }
+  /// Gives back every group with no live element but the one still filling (after a bulk build).
+  template <typename Slots>
+  static void release_dead_groups(const std::vector<std::uint16_t>& live, Slots& slots) noexcept {
+    for (std::size_t group = 0; group + 1 < live.size(); ++group) {
+      if (live[group] == 0) slots.release(group * kGroup, (group + 1) * kGroup);
+    }
+  }
 
   void mark_vertex(Slot v, bool alive) noexcept {
     const std::uint64_t bit = std::uint64_t{1} << (v % 64);
