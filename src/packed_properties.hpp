@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "prefetch.hpp"
 #include "propgraph/model.hpp"
 
 namespace propgraph::detail {
@@ -36,7 +37,7 @@ class PackedView {
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
   /// Hints the CPU to fetch the bytes (for loops that will read them shortly).
   void prefetch() const noexcept {
-    if (data_ != nullptr) __builtin_prefetch(data_);
+    if (data_ != nullptr) detail::prefetch(data_);
   }
   /// The map, holding a copy of the bytes (inline when small, else one allocation); entries
   /// are decoded when first read. O(bytes).
@@ -80,7 +81,7 @@ class PackedProperties {
   [[nodiscard]] bool empty() const noexcept { return tag_ == 0; }
   /// Hints the CPU to fetch heap-held bytes (for loops that will unpack them shortly).
   void prefetch() const noexcept {
-    if (tag_ == kHeap) __builtin_prefetch(heap());
+    if (tag_ == kHeap) detail::prefetch(heap());
   }
 
   [[nodiscard]] PackedView view() const noexcept { return {data(), size()}; }

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "prefetch.hpp"
 #include "propgraph/errors.hpp"
 #include "propgraph/operations.hpp"
 
@@ -80,8 +81,8 @@ std::vector<ElementId> load(GraphOperations& graph, const EdgeList& list, const 
     for (std::uint64_t i = first; i < last; ++i) {
       if (i + 16 < last) {  // the ids of a random edge list are all over the table
         const auto [ahead_from, ahead_to] = list.edges[i + 16];
-        if (ahead_from < ids.size()) __builtin_prefetch(ids.data() + ahead_from);
-        if (ahead_to < ids.size()) __builtin_prefetch(ids.data() + ahead_to);
+        if (ahead_from < ids.size()) propgraph::detail::prefetch(ids.data() + ahead_from);
+        if (ahead_to < ids.size()) propgraph::detail::prefetch(ids.data() + ahead_to);
       }
       const auto [from, to] = list.edges[i];
       edges.push_back(NewEdge{ids.at(from), ids.at(to), options.edge_label,

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "prefetch.hpp"
+
 namespace propgraph::io::detail {
 
 /// 64-bit hash of a short string: 8-byte words folded by multiply-xorshift, then the
@@ -51,7 +53,7 @@ class IdIndex {
 
   /// Starts loading the slot a lookup of `hash` reads first.
   void prefetch(std::uint64_t hash) const noexcept {
-    if (!slots_.empty()) __builtin_prefetch(&slots_[hash & mask_]);
+    if (!slots_.empty()) propgraph::detail::prefetch(&slots_[hash & mask_]);
   }
 
   /// Adds a key known to be absent.

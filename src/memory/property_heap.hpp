@@ -39,7 +39,7 @@ class PropertyHeap {
     return {p + 5, size};
   }
   void prefetch(PropertyHandle h) const noexcept {
-    if (h != 0) __builtin_prefetch(words_.data() + h);
+    if (h != 0) detail::prefetch(words_.data() + h);
   }
   /// Words in use or free, for memory accounting.
   [[nodiscard]] std::size_t words() const noexcept { return words_.size(); }

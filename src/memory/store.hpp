@@ -24,6 +24,7 @@
 #include "memory/adjacency.hpp"
 #include "memory/large_block_allocator.hpp"
 #include "memory/mapped_array.hpp"
+#include "prefetch.hpp"
 #include "memory/property_heap.hpp"
 #include "memory/slot_runs.hpp"
 #include "packed_properties.hpp"
@@ -216,15 +217,15 @@ class Store {
   /// Cache hints: the slot, a vertex's property bytes in the heap, its out-list entries.
   void prefetch_vertex(Slot v) const noexcept {
     const char* slot = reinterpret_cast<const char*>(&vertices_[v]);
-    __builtin_prefetch(slot);
-    __builtin_prefetch(slot + sizeof(VertexSlot) - 1);  // a slot may straddle two lines
+    detail::prefetch(slot);
+    detail::prefetch(slot + sizeof(VertexSlot) - 1);  // a slot may straddle two lines
   }
   void prefetch_vertex_payload(Slot v) const noexcept {
     heap_.prefetch(vertices_[v].properties.handle());
   }
-  void prefetch_out(Slot v) const noexcept { __builtin_prefetch(out_.data(vertices_[v].out)); }
-  void prefetch_in(Slot v) const noexcept { __builtin_prefetch(in_.data(vertices_[v].in)); }
-  void prefetch_edge(Slot e) const noexcept { __builtin_prefetch(&edges_[e]); }
+  void prefetch_out(Slot v) const noexcept { detail::prefetch(out_.data(vertices_[v].out)); }
+  void prefetch_in(Slot v) const noexcept { detail::prefetch(in_.data(vertices_[v].in)); }
+  void prefetch_edge(Slot e) const noexcept { detail::prefetch(&edges_[e]); }
   void prefetch_edge_payload(Slot e) const noexcept { heap_.prefetch(edges_[e].properties); }
 
   /// Whether every edge is in the adjacency lists. Reads of adjacency need it; link() makes it

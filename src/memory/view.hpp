@@ -161,19 +161,27 @@ class CommittedView {
 
 namespace propgraph::detail {
 
-/// Builds ElementIds in their inline form without a variable-length copy.
+/// Builds ElementIds in their inline form, in place.
 struct ElementIdAccess {
   static constexpr std::size_t kInline = ElementId::inline_capacity;
-  /// The id of the first `size` (at most kInline) bytes of `buf`, which holds kInline bytes.
-  static ElementId inline_id(const char (&buf)[kInline], std::size_t size) noexcept {
-    ElementId id;
-    std::memcpy(id.inline_, buf, kInline);
-    id.size_ = static_cast<std::uint8_t>(size);
-    return id;
-  }
+  /// The inline buffer (kInline bytes) of a default-constructed id.
+  static char* inline_buffer(ElementId& id) noexcept { return id.inline_; }
+  /// Makes the first `size` (at most kInline) bytes of the inline buffer the id.
+  static void set_inline_size(ElementId& id, std::size_t size) noexcept { id.size_ = static_cast<std::uint8_t>(size); }
 };
 
-/// "<prefix><kind><slot>", e.g. "g3:v17". Fits ElementId's inline buffer: no allocation.
+/// Decimal digits of `x`.
+[[nodiscard]] constexpr std::size_t decimal_digits(std::uint32_t x) noexcept {
+  std::size_t n = 1;
+  for (; x >= 10000; x /= 10000) n += 4;
+  if (x >= 1000) return n + 3;
+  if (x >= 100) return n + 2;
+  return x >= 10 ? n + 1 : n;
+}
+
+/// "<prefix><kind><slot>", e.g. "g3:v17". Written straight into ElementId's inline buffer:
+/// no allocation, no intermediate copy (building it in a local buffer and copying that made
+/// every read of the result wait for the bytes' stores).
 template <typename View>
 [[nodiscard]] ElementId make_id(const View& g, ElementKind kind, Slot slot) {
   static constexpr char kPairs[] =
@@ -182,31 +190,30 @@ template <typename View>
       "8081828384858687888990919293949596979899";
   const std::string& prefix = g.id_prefix();
   const std::size_t n = prefix.size();
-  char digits[10];
-  char* d = digits + sizeof digits;
-  for (; slot >= 100; slot /= 100) {  // two digits a step
+  const std::size_t size = n + 1 + decimal_digits(slot);
+  ElementId id;  // the one object returned (NRVO): built where the caller wants it
+  if (size > ElementIdAccess::kInline) {  // a long prefix: ElementId stores the id on the heap
+    std::string text = prefix;
+    text += static_cast<char>(kind);
+    text += std::to_string(slot);
+    id = ElementId(text);
+    return id;
+  }
+  char* out = ElementIdAccess::inline_buffer(id);
+  for (std::size_t i = 0; i < n; ++i) out[i] = prefix[i];
+  out[n] = static_cast<char>(kind);
+  char* d = out + size;
+  for (; slot >= 100; slot /= 100) {  // two digits a step, from the last
     d -= 2;
     std::memcpy(d, kPairs + 2 * (slot % 100), 2);
   }
   if (slot >= 10) {
-    d -= 2;
-    std::memcpy(d, kPairs + 2 * slot, 2);
+    std::memcpy(d - 2, kPairs + 2 * slot, 2);
   } else {
-    *--d = static_cast<char>('0' + slot);
+    d[-1] = static_cast<char>('0' + slot);
   }
-  const auto count = static_cast<std::size_t>(digits + sizeof digits - d);
-  const std::size_t size = n + 1 + count;
-  if (size > ElementIdAccess::kInline) {  // a long prefix: ElementId stores the id on the heap
-    std::string id = prefix;
-    id += static_cast<char>(kind);
-    id.append(d, count);
-    return ElementId(id);
-  }
-  char buf[ElementIdAccess::kInline] = {};
-  for (std::size_t i = 0; i < n; ++i) buf[i] = prefix[i];
-  buf[n] = static_cast<char>(kind);
-  for (std::size_t i = 0; i < count; ++i) buf[n + 1 + i] = d[i];
-  return ElementIdAccess::inline_id(buf, size);
+  ElementIdAccess::set_inline_size(id, size);
+  return id;
 }
 
 /// The slot an id of this graph names (canonical form only, below `limit`), or kNoSlot.
@@ -394,13 +401,24 @@ class AdjacencyCursor {
 inline constexpr std::size_t kRecordAhead = 12;
 inline constexpr std::size_t kPayloadAhead = 6;
 
+/// Results this short are fetched whole before the first is built.
+inline constexpr std::size_t kShortResult = 32;
+
 /// Step i of a loop over slots[0, n): fetches the record kRecordAhead steps ahead and the
 /// property bytes of the one kPayloadAhead ahead (its record is in cache by then). Step 0 also
-/// fetches the records the loop would never fetch ahead, all at once: a short result (a
-/// vertex's sixteen edges) is otherwise built one miss after another.
+/// fetches the records the loop would never fetch ahead, all at once. A short result (a
+/// vertex's sixteen edges) is fetched whole at step 0: every record, then every record's
+/// property bytes, so its misses overlap in two rounds instead of following one another.
 template <typename PrefetchRecord, typename PrefetchPayload>
 void prefetch_step(const Slot* slots, std::size_t i, std::size_t n, PrefetchRecord&& record,
                    PrefetchPayload&& payload) noexcept {
+  if (n <= kShortResult) {
+    if (i == 0) {
+      for (std::size_t j = 0; j < n; ++j) record(slots[j]);
+      for (std::size_t j = 0; j < n; ++j) payload(slots[j]);
+    }
+    return;
+  }
   if (i == 0) {
     for (std::size_t j = 0; j < std::min(n, kRecordAhead); ++j) record(slots[j]);
   }

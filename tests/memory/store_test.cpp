@@ -243,7 +243,9 @@ struct PrefixOnly {
 };
 
 TEST(Ids, MakeAndParseRoundTripAtEveryDigitCount) {
-  std::vector<Slot> slots{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 12345, 99999, 100000, 1234567, 2147483646};
+  std::vector<Slot> slots{0,         1,          9,         10,        11,        99,         100,       101,
+                          999,       1000,       9999,      10000,     12345,     99999,      100000,    1234567,
+                          99999999,  100000000,  999999999, 1000000000, 2147483646, 4294967294};
   for (Slot s = 0; s < 2000; ++s) slots.push_back(s);
   for (const std::string prefix : {"g1:", "g0123abcd:", "a-prefix-much-longer-than-ids-fit-inline:"}) {
     const PrefixOnly g{prefix};

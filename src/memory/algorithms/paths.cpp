@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "memory/algorithms.hpp"
+#include "prefetch.hpp"
 #include "memory/algorithms/breadth_first.hpp"
 #include "memory/boost_view.hpp"
 #include "propgraph/deadline.hpp"
@@ -185,7 +186,7 @@ void prefetch_expansion(const View& g, const Adjacency& adj, const std::vector<S
     auto lines = [](auto list) {
       const char* p = reinterpret_cast<const char*>(list.data());
       const char* end = reinterpret_cast<const char*>(list.data() + list.size());
-      for (int k = 0; k < 4 && p < end; ++k, p += 64) __builtin_prefetch(p);
+      for (int k = 0; k < 4 && p < end; ++k, p += 64) detail::prefetch(p);
     };
     if (d != Direction::in) lines(adj.out(v));
     if (d != Direction::out) lines(adj.in(v));
