@@ -1,5 +1,7 @@
 // page_rank.
 #include <algorithm>
+#include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 
@@ -13,9 +15,66 @@
 namespace propgraph::detail {
 
 namespace {
+
+/// Dense index (0..n-1) of the n participating vertices by slot. A slot-indexed array while the
+/// members fill at least a quarter of the slots; else an open-addressing table sized by the
+/// members. Slots are never reused, so on a graph with churn the live vertices sit in ever newer
+/// slots: the table keeps this per-thread scratch in proportion to the live graph.
+class DenseIndex {
+ public:
+  /// members ascending; slots = the store's vertex slots. O(slots) or O(members).
+  void build(const std::vector<Slot>& members, std::size_t slots) {
+    const std::size_t n = members.size();
+    direct_ = slots <= 4 * n;
+    if (direct_) {
+      table_ = {};
+      if (trim_.due(array_.size() * sizeof(std::uint32_t))) forget_pages(array_);
+      array_.resize(slots);  // only members' entries are read: no need to clear the rest
+      for (std::uint32_t i = 0; i < n; ++i) array_[members[i]] = i;
+      return;
+    }
+    array_ = {};
+    std::size_t size = 16;
+    while (size < 2 * n) size *= 2;
+    shift_ = 64 - static_cast<unsigned>(std::countr_zero(size));
+    mask_ = size - 1;
+    table_.assign(size, Entry{kNoSlot, 0});
+    for (std::uint32_t i = 0; i < n; ++i) {
+      std::size_t at = home(members[i]);
+      while (table_[at].slot != kNoSlot) at = (at + 1) & mask_;
+      table_[at] = {members[i], i};
+    }
+  }
+  /// The dense index of a member slot (only members are asked for: edges join live vertices
+  /// and the filter admits both ends).
+  [[nodiscard]] std::uint32_t operator[](Slot s) const noexcept {
+    if (direct_) return array_[s];
+    std::size_t at = home(s);
+    while (table_[at].slot != s && table_[at].slot != kNoSlot) at = (at + 1) & mask_;
+    assert(table_[at].slot == s);
+    return table_[at].index;
+  }
+
+ private:
+  struct Entry {
+    Slot slot;
+    std::uint32_t index;
+  };
+  [[nodiscard]] std::size_t home(Slot s) const noexcept {
+    return static_cast<std::size_t>((std::uint64_t{s} * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+
+  bool direct_ = true;
+  std::vector<std::uint32_t> array_;
+  ScratchTrim trim_;
+  std::vector<Entry> table_;
+  unsigned shift_ = 60;
+  std::size_t mask_ = 15;
+};
+
 struct PageRankScratch {
   std::vector<Slot> members;
-  std::vector<std::uint32_t> dense;
+  DenseIndex dense;
   std::vector<std::uint32_t> offsets;  // in-edges of dense vertex i: sources[offsets[i] .. offsets[i + 1])
   std::vector<std::uint32_t> sources;
   std::vector<std::uint32_t> out_degree;
@@ -53,7 +112,6 @@ std::vector<PageRankScore> page_rank(const View& g, const PageRankOptions& optio
   // thread: repeated calls on small graphs then allocate nothing but the result.
   DeadlineTicker ticker("page_rank");
   thread_local PageRankScratch scratch_buffers;
-  thread_local ScratchTrim dense_trim;  // dense follows the slot count
   auto& [members, dense, offsets, sources, out_degree, rank, next, share, order] = scratch_buffers;
   members.clear();
   sources.clear();
@@ -64,9 +122,7 @@ std::vector<PageRankScore> page_rank(const View& g, const PageRankOptions& optio
   }
   const std::size_t n = members.size();
   if (n == 0) return {};
-  if (dense_trim.due(dense.size() * sizeof(std::uint32_t))) forget_pages(dense);
-  dense.resize(g.vertex_slots());
-  for (std::uint32_t i = 0; i < n; ++i) dense[members[i]] = i;
+  dense.build(members, g.vertex_slots());
   offsets.assign(n + 1, 0);
   out_degree.assign(n, 0);
   // In-edges whose source participates too (the filter's vertex label holds for both ends).
