@@ -73,23 +73,30 @@ class MappedArray {
   void reserve(std::size_t n) {
     if (n > capacity_) grow_to(n);
   }
-  /// Size n; new elements are zero bytes. O(new elements).
+  /// Size n; new elements are zero bytes. O(new elements) below the largest size the array
+  /// has had; a mapping's elements past it were never written and read as zero already, so
+  /// growing into them touches no page (a slot-indexed scratch array can follow a huge slot
+  /// count while only the pages it uses come into memory).
   void resize(std::size_t n) {
     if (n > size_) {
       reserve(std::max(n, size_ + size_ / 2));
-      std::memset(static_cast<void*>(data_ + size_), 0, (n - size_) * sizeof(T));
+      const std::size_t dirty = mapped() ? std::min(n, high_water_) : n;
+      if (dirty > size_) std::memset(static_cast<void*>(data_ + size_), 0, (dirty - size_) * sizeof(T));
     }
     size_ = n;
+    high_water_ = std::max(high_water_, n);
   }
   /// Size n; new elements hold whatever bytes were there (zero in a fresh mapping): for
   /// callers that write every one of them.
   void resize_for_overwrite(std::size_t n) {
     if (n > size_) reserve(std::max(n, size_ + size_ / 2));
     size_ = n;
+    high_water_ = std::max(high_water_, n);
   }
   void push_back(const T& value) {
     if (size_ == capacity_) grow_to(size_ + 1);
     data_[size_++] = value;
+    high_water_ = std::max(high_water_, size_);
   }
   /// Appends n zero elements and returns the first.
   T* append_zeroed(std::size_t n) {
@@ -100,7 +107,7 @@ class MappedArray {
   void clear() noexcept {
     free_storage();
     data_ = nullptr;
-    size_ = capacity_ = storage_bytes_ = 0;
+    size_ = capacity_ = storage_bytes_ = high_water_ = 0;
   }
 
   /// Gives the whole pages inside elements [first, last) back to the system; they read as zero
@@ -160,6 +167,7 @@ class MappedArray {
       if (p == MAP_FAILED) throw std::bad_alloc();
       if (size_ != 0) std::memcpy(p, static_cast<const void*>(data_), size_ * sizeof(T));
       std::free(static_cast<void*>(data_));
+      high_water_ = size_;  // the fresh mapping is zero past the copied elements
     }
     data_ = static_cast<T*>(p);
     capacity_ = wanted_bytes / sizeof(T);
@@ -179,12 +187,14 @@ class MappedArray {
     size_ = std::exchange(other.size_, 0);
     capacity_ = std::exchange(other.capacity_, 0);
     storage_bytes_ = std::exchange(other.storage_bytes_, 0);
+    high_water_ = std::exchange(other.high_water_, 0);
   }
 
   T* data_ = nullptr;
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
   std::size_t storage_bytes_ = 0;  // of the heap block or the mapping
+  std::size_t high_water_ = 0;     // the largest size so far: a mapping is zero from there on
 };
 
 }  // namespace propgraph::detail

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "memory/large_block_allocator.hpp"
 #include "memory/mapped_array.hpp"
 #include "memory/store.hpp"
 
@@ -38,12 +37,14 @@ struct ScratchTrim {
 
 /// Visit marks with O(1) reset (epoch stamping), plus per-vertex scratch that is meaningful only
 /// for marked vertices. One per thread (scratch(), scratch2()): MemoryGraph calls never suspend,
-/// so a fiber cannot interleave two users of one thread's scratch.
+/// so a fiber cannot interleave two users of one thread's scratch. The slot-indexed arrays are
+/// mappings that grow without touching their pages: a traversal brings in the pages of the
+/// slots it visits, not the whole slot range.
 struct Marks {
-  LargeVector<std::uint32_t> stamp;
-  LargeVector<Slot> parent;       // parent vertex
-  LargeVector<Slot> parent_edge;  // edge used to reach the vertex
-  LargeVector<Slot> order;        // breadth_first: the vertex's position in the queue
+  MappedArray<std::uint32_t> stamp;
+  MappedArray<Slot> parent;       // parent vertex
+  MappedArray<Slot> parent_edge;  // edge used to reach the vertex
+  MappedArray<Slot> order;        // breadth_first: the vertex's position in the queue
   std::vector<std::uint64_t> level_bits;  // breadth_first: a bit per vertex of one level; zero between uses
   std::vector<Slot> queue;         // traversal order, reused across calls
   std::vector<Slot> queue_parent;  // breadth_first: parent of queue[i], read in order
@@ -53,7 +54,7 @@ struct Marks {
 
   void reset(std::size_t n) {
     if (stamp.size() < n) {
-      stamp.resize(n, 0);
+      stamp.resize(n);
       parent.resize(n);
       parent_edge.resize(n);
       order.resize(n);
@@ -61,10 +62,7 @@ struct Marks {
     }
     if (trim.due(stamp.size() * sizeof(std::uint32_t))) {
       // Unmarked (stamp 0) and level_bits zero is the state between uses already.
-      forget_pages(stamp);
-      forget_pages(parent);
-      forget_pages(parent_edge);
-      forget_pages(order);
+      for (auto* a : {&stamp, &parent, &parent_edge, &order}) a->release(0, a->size());
       forget_pages(level_bits);
     }
     if (++epoch == 0) {

@@ -215,6 +215,27 @@ TEST(Store, ReleasedGroupsStayReleasedThroughScansAndRelinks) {
   EXPECT_EQ(listed, 256u);
 }
 
+TEST(Marks, FollowAGrowingSlotCountWithoutBringingItsPagesIn) {
+  Marks m;
+  constexpr std::size_t kSlots = std::size_t{1} << 22;  // 16 MiB per array
+  for (std::size_t n = 1024; n <= kSlots; n *= 2) {
+    m.reset(n);
+    ASSERT_TRUE(m.mark(static_cast<Slot>(n - 1)));  // a traversal visiting one new slot
+    m.parent[n - 1] = 7;
+  }
+  // Each array holds what it copied when it outgrew the heap (under kMapAt) and the pages of
+  // the slots marked since, not the 16 MiB the slots span.
+  constexpr std::size_t kBound = MappedArray<Slot>::kMapAt + (std::size_t{64} << 10);
+  for (const auto* a : {&m.stamp, &m.parent}) EXPECT_LE(a->resident_bytes(), kBound);
+  m.reset(kSlots);
+  for (Slot v = 0; v < kSlots; v += 4099) ASSERT_FALSE(m.marked(v)) << v;
+  EXPECT_EQ(m.parent[kSlots - 1], 7u);
+  // Shrinking and growing again clears what was written below the largest size.
+  m.stamp.resize(16);
+  m.stamp.resize(kSlots);
+  EXPECT_EQ(m.stamp[kSlots - 1], 0u);
+}
+
 TEST(Marks, GiveTheirPagesBackEveryFewUsesAndStayConsistent) {
   Marks m;  // not the thread's own: this test counts its uses
   constexpr std::size_t kSlots = std::size_t{1} << 20;  // 4 MiB per array
