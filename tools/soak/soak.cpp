@@ -10,6 +10,7 @@
 // 0 when every check passed, 1 otherwise.
 //
 // A backend is one function (see kBackends) returning the graph and how to index it.
+#include <algorithm>
 #include <unistd.h>
 
 #include <atomic>
@@ -135,6 +136,30 @@ class Soak {
     pool.shutdown();
     failures += check(std::chrono::duration<double>(Clock::now() - start).count());
     return failures;
+  }
+
+  /// Memory growth as the closing lines report it: the median RSS of each minute under
+  /// load (the first minute fills the graph), and the last sample, taken after the workers ended.
+  void print_memory() const {
+    std::vector<double> minute;
+    std::string medians;
+    const auto flush = [&] {
+      if (minute.empty()) return;
+      std::nth_element(minute.begin(), minute.begin() + static_cast<std::ptrdiff_t>(minute.size() / 2), minute.end());
+      medians += fmt::format("{}{:.1f}", medians.empty() ? "" : " ", minute[minute.size() / 2]);
+      minute.clear();
+    };
+    int current = 0;
+    for (std::size_t i = 0; i + 1 < samples_.size(); ++i) {
+      const int m = static_cast<int>(samples_[i].t / 60.0);
+      if (m != current) flush();
+      current = m;
+      minute.push_back(static_cast<double>(samples_[i].rss) / (1 << 20));
+    }
+    flush();
+    if (samples_.empty()) return;
+    std::printf("propgraph-soak: RSS median per minute (MiB): %s; after the workers ended %.1f MiB\n", medians.c_str(),
+                static_cast<double>(samples_.back().rss) / (1 << 20));
   }
 
   void write_json(const std::string& path) const {
@@ -309,6 +334,7 @@ int main(int argc, char** argv) {
               options.check_every_s);
   Soak soak(kBackends.at(options.backend)(), options);
   const int failures = soak.run();
+  soak.print_memory();
   if (!options.json.empty()) soak.write_json(options.json);
   std::printf("propgraph-soak: %s (%d invariant failures)\n", failures == 0 ? "OK" : "FAILED", failures);
   return failures == 0 ? 0 : 1;
