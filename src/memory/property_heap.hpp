@@ -12,6 +12,7 @@
 
 #include "memory/mapped_array.hpp"
 #include "packed_properties.hpp"
+#include "prefetch.hpp"
 
 namespace propgraph::detail {
 

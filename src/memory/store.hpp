@@ -24,10 +24,10 @@
 #include "memory/adjacency.hpp"
 #include "memory/large_block_allocator.hpp"
 #include "memory/mapped_array.hpp"
-#include "prefetch.hpp"
 #include "memory/property_heap.hpp"
 #include "memory/slot_runs.hpp"
 #include "packed_properties.hpp"
+#include "prefetch.hpp"
 #include "propgraph/model.hpp"
 #include "propgraph/options.hpp"
 

@@ -10,9 +10,9 @@
 // 0 when every check passed, 1 otherwise.
 //
 // A backend is one function (see kBackends) returning the graph and how to index it.
-#include <algorithm>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>

@@ -29,7 +29,7 @@ class DenseIndex {
     if (direct_) {
       table_ = {};
       if (trim_.due(array_.size() * sizeof(std::uint32_t))) forget_pages(array_);
-      array_.resize(slots);  // only members' entries are read: no need to clear the rest
+      array_.resize(slots);  // only members' entries are read; the rest may hold old indices
       for (std::uint32_t i = 0; i < n; ++i) array_[members[i]] = i;
       return;
     }

@@ -13,9 +13,9 @@
 #include <fmt/format.h>
 
 #include "memory/algorithms.hpp"
-#include "prefetch.hpp"
 #include "memory/algorithms/breadth_first.hpp"
 #include "memory/boost_view.hpp"
+#include "prefetch.hpp"
 #include "propgraph/deadline.hpp"
 #include "propgraph/errors.hpp"
 
