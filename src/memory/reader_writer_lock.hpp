@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <thread>
+
+#include "fiber/spin.hpp"
 
 namespace propgraph::detail {
 
@@ -19,38 +22,44 @@ namespace propgraph::detail {
 /// that see the flag step back and wait, so writers are never starved by a stream of readers.
 /// Meets the Lockable and SharedLockable requirements (std::unique_lock, std::shared_lock).
 ///
+/// Waits are short (a writer holds the lock only to apply a change, a reader for one call), so
+/// both sides first spin for up to `spin_budget` and only then sleep (C++20 atomic wait); a
+/// side wakes the other with a system call only when that one sleeps. On a virtual machine a
+/// wake-up costs microseconds, more than a typical apply.
+///
 /// Not recursive. A thread must release a shared lock on the thread that took it (MemoryGraph's
-/// calls never suspend while they hold it). Waiting blocks the thread (C++20 atomic wait);
-/// writers hold it only to apply a change, so readers wait microseconds.
+/// calls never suspend while they hold it).
 class ReaderWriterLock {
  public:
+  /// How long a waiter spins before it sleeps.
+  static constexpr std::chrono::microseconds spin_budget{20};
+
   ReaderWriterLock()
       : count_(std::clamp<std::size_t>(2 * std::max(1u, std::thread::hardware_concurrency()), 4, 64)),
-        slots_(std::make_unique<Slot[]>(count_)) {}
+        slots_(std::make_unique<Slot[]>(count_)),
+        max_spinners_(std::max(1u, std::thread::hardware_concurrency()) - 1) {}
 
   void lock_shared() noexcept {
     Slot& slot = mine();
     for (;;) {
       slot.readers.fetch_add(1);
-      if (!writer_.load()) return;
+      if (writer_.load() == 0) return;
       // A writer wants in: step back until it is done.
       release(slot);
-      writer_.wait(true);
+      wait_for_writer();
     }
   }
   void unlock_shared() noexcept { release(mine()); }
 
   void lock() {
     writers_.lock();
-    writer_.store(true);
-    for (std::size_t i = 0; i < count_; ++i) {
-      auto& readers = slots_[i].readers;
-      for (auto n = readers.load(); n != 0; n = readers.load()) readers.wait(n);
-    }
+    writer_.store(1);
+    for (std::size_t i = 0; i < count_; ++i) drain(slots_[i].readers);
   }
   void unlock() noexcept {
-    writer_.store(false);
-    writer_.notify_all();
+    // seq_cst here and in wait_for_writer(): either this sees the sleeper, or it sees the flag down.
+    writer_.store(0);
+    if (sleeping_readers_.load() != 0) writer_.notify_all();
     writers_.unlock();
   }
 
@@ -65,14 +74,52 @@ class ReaderWriterLock {
     return slots_[index % count_];
   }
   void release(Slot& slot) noexcept {
-    // seq_cst here and in lock(): either the writer sees this slot drained, or this reader sees
-    // the writer's flag and wakes it.
-    if (slot.readers.fetch_sub(1) == 1 && writer_.load()) slot.readers.notify_all();
+    // seq_cst here and in drain(): either the writer sees this slot drained, or this reader sees
+    // that the writer sleeps and wakes it.
+    if (slot.readers.fetch_sub(1) == 1 && writer_sleeping_.load()) slot.readers.notify_all();
+  }
+  void wait_for_writer() noexcept {
+    // At most one spinner per core but the writer's: more would keep the writer (or a reader it
+    // waits for) off the CPU on a machine with more threads than cores.
+    const bool spin = spinning_readers_.fetch_add(1, std::memory_order_relaxed) < max_spinners_;
+    const bool done = spin && spin_until([this] { return writer_.load(std::memory_order_relaxed) == 0; });
+    spinning_readers_.fetch_sub(1, std::memory_order_relaxed);
+    if (done) return;
+    sleeping_readers_.fetch_add(1);
+    while (writer_.load() != 0) writer_.wait(1);
+    sleeping_readers_.fetch_sub(1);
+  }
+  void drain(std::atomic<std::uint32_t>& readers) noexcept {
+    if (spin_until([&] { return readers.load(std::memory_order_relaxed) == 0; })) return;
+    writer_sleeping_.store(true);
+    for (auto n = readers.load(); n != 0; n = readers.load()) readers.wait(n);
+    writer_sleeping_.store(false);
+  }
+  /// Spins until done() or spin_budget has passed; whether done().
+  template <class Done>
+  static bool spin_until(Done&& done) noexcept {
+    std::chrono::steady_clock::time_point end{};
+    for (unsigned i = 1;; ++i) {
+      if (done()) return true;
+      spin_pause();
+      if (i % 64 == 0) {
+        const auto now = std::chrono::steady_clock::now();
+        if (end == std::chrono::steady_clock::time_point{}) {
+          end = now + spin_budget;
+        } else if (now >= end) {
+          return false;
+        }
+      }
+    }
   }
 
   const std::size_t count_;
   std::unique_ptr<Slot[]> slots_;
-  alignas(64) std::atomic<bool> writer_{false};
+  const std::uint32_t max_spinners_;
+  alignas(64) std::atomic<std::uint32_t> writer_{0};  // 1 while a writer holds or wants the lock
+  std::atomic<std::uint32_t> sleeping_readers_{0};
+  std::atomic<std::uint32_t> spinning_readers_{0};
+  std::atomic<bool> writer_sleeping_{false};
   std::mutex writers_;
 };
 

@@ -1,14 +1,18 @@
-// MemoryGraph's waiting primitives: ThreadFiberCondition (plain threads block, fibers suspend)
-// and the WriterGate built on it.
+// MemoryGraph's waiting primitives: ThreadFiberCondition (plain threads block, fibers suspend),
+// the WriterGate built on it, and the ReaderWriterLock around the store.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <shared_mutex>
 #include <thread>
 #include <vector>
 
 #include <boost/fiber/all.hpp>
 
+#include "memory/reader_writer_lock.hpp"
 #include "memory/thread_fiber_condition.hpp"
 #include "memory/writer_gate.hpp"
 
@@ -127,6 +131,81 @@ TEST(WriterGate, AWaiterWhoseDeadlinePassesDoesNotEnterAndTheNextOneStillDoes) {
   gate.leave();
   patient.join();
   EXPECT_TRUE(entered.load());
+}
+
+// Holding the lock for longer than the spin budget makes the other side sleep: a lost wake-up
+// hangs these tests, a broken exclusion fails them.
+constexpr auto kBeyondSpin = 10 * ReaderWriterLock::spin_budget;
+
+TEST(ReaderWriterLock, ReadersNeverSeeAHalfDoneWrite) {
+  ReaderWriterLock lock;
+  std::uint64_t first = 0;  // plain: only the lock orders them
+  std::uint64_t second = 0;
+  std::atomic<bool> done{false};
+  std::atomic<std::uint64_t> reads{0};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 4; ++r) {
+    readers.emplace_back([&, r] {
+      for (std::uint64_t i = 0; !done.load(); ++i) {
+        std::shared_lock shared(lock);
+        EXPECT_EQ(first, second);
+        if ((i + r) % 2000 == 0) std::this_thread::sleep_for(kBeyondSpin);  // the writer sleeps
+        ++reads;
+      }
+    });
+  }
+  std::thread writer([&] {
+    for (int round = 0; round < 3000; ++round) {
+      std::unique_lock exclusive(lock);
+      ++first;
+      if (round % 200 == 0) std::this_thread::sleep_for(kBeyondSpin);  // waiting readers sleep
+      ++second;
+    }
+    done = true;
+  });
+  writer.join();
+  for (auto& t : readers) t.join();
+  EXPECT_EQ(first, 3000U);
+  EXPECT_EQ(second, 3000U);
+  EXPECT_GT(reads.load(), 0U);
+}
+
+TEST(ReaderWriterLock, AWriterWaitsForAReaderThatHoldsItBeyondTheSpin) {
+  ReaderWriterLock lock;
+  std::atomic<bool> holding{false};
+  std::atomic<bool> released{false};
+  std::thread reader([&] {
+    std::shared_lock shared(lock);
+    holding = true;
+    std::this_thread::sleep_for(5 * kBeyondSpin);
+    released = true;
+  });
+  while (!holding.load()) std::this_thread::yield();
+  lock.lock();
+  EXPECT_TRUE(released.load());
+  lock.unlock();
+  reader.join();
+}
+
+TEST(ReaderWriterLock, ReadersWaitForAWriterThatHoldsItBeyondTheSpin) {
+  ReaderWriterLock lock;
+  std::atomic<bool> written{false};
+  std::atomic<int> inside{0};
+  lock.lock();
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 4; ++r) {
+    readers.emplace_back([&] {
+      std::shared_lock shared(lock);
+      EXPECT_TRUE(written.load());
+      ++inside;
+    });
+  }
+  std::this_thread::sleep_for(5 * kBeyondSpin);
+  EXPECT_EQ(inside.load(), 0);
+  written = true;
+  lock.unlock();
+  for (auto& t : readers) t.join();
+  EXPECT_EQ(inside.load(), 4);
 }
 
 }  // namespace
