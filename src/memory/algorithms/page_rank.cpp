@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "memory/algorithms.hpp"
+#include "memory/mapped_array.hpp"
 #include "memory/scratch.hpp"
 #include "propgraph/deadline.hpp"
 #include "propgraph/errors.hpp"
@@ -28,12 +29,14 @@ class DenseIndex {
     direct_ = slots <= 4 * n;
     if (direct_) {
       table_ = {};
-      if (trim_.due(array_.size() * sizeof(std::uint32_t))) forget_pages(array_);
-      array_.resize(slots);  // only members' entries are read; the rest may hold old indices
+      if (trim_.due(array_.size() * sizeof(std::uint32_t))) array_.release(0, array_.size());
+      // Only members' entries are read (the rest may hold old indices): growing touches no
+      // page, and only the members' pages come into memory.
+      array_.resize_for_overwrite(slots);
       for (std::uint32_t i = 0; i < n; ++i) array_[members[i]] = i;
       return;
     }
-    array_ = {};
+    array_.clear();
     std::size_t size = 16;
     while (size < 2 * n) size *= 2;
     shift_ = 64 - static_cast<unsigned>(std::countr_zero(size));
@@ -65,7 +68,7 @@ class DenseIndex {
   }
 
   bool direct_ = true;
-  std::vector<std::uint32_t> array_;
+  MappedArray<std::uint32_t> array_;
   ScratchTrim trim_;
   std::vector<Entry> table_;
   unsigned shift_ = 60;
