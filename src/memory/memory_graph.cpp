@@ -65,8 +65,11 @@ std::uint64_t GraphState::commit(Overlay& overlay) {
     durable::encode_change(overlay, w, false);
     lsn = durability->log(durable::RecordType::change, payload);
   }
-  std::unique_lock lock(mutex);
-  overlay.apply(store);
+  {
+    std::unique_lock lock(mutex);
+    overlay.apply(store);
+  }
+  overlay.clear();
   return lsn;
 }
 

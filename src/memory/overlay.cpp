@@ -255,7 +255,10 @@ void Overlay::apply(Store& store) {
   }
   store.link_if_few();
   ++store.version;
-  // Spent: nothing is left to apply or burn.
+}
+
+void Overlay::clear() noexcept {
+  labels_.reset();
   new_vertices_.clear();
   new_edges_.clear();
   vertex_props_.clear();

@@ -128,9 +128,12 @@ class Overlay {
 
   // -- committing (MemoryGraph::commit, under the exclusive lock) ---------------------------------
 
-  /// Applies every pending change to the store the overlay was made over; the overlay is
-  /// spent afterwards. Cannot fail but for bad_alloc.
+  /// Applies every pending change to the store the overlay was made over. The overlay is spent
+  /// afterwards: clear() it (outside the exclusive section: freeing what it held takes time)
+  /// before anything else. Cannot fail but for bad_alloc.
   void apply(Store& store);
+  /// Drops every pending change: nothing is left to apply or burn.
+  void clear() noexcept;
   /// Burns the slots the overlay handed out (dead slots), so that their ids are never issued
   /// again; nothing else of the overlay reaches the store.
   void burn(Store& store);
