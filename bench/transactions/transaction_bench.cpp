@@ -40,7 +40,7 @@ struct Args {
   std::size_t vertices = 100'000;
   int batches = 2000;
   double seconds = 1.0;
-  int repeats = 3;
+  int repeats = 7;
   std::string only;
   std::optional<std::string> postgres_dsn;
   fs::path json = fs::path(PROPGRAPH_BENCH_OUT_DIR) / "transactions.json";
