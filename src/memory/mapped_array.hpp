@@ -93,21 +93,26 @@ class MappedArray {
     size_ = n;
     high_water_ = std::max(high_water_, n);
   }
+  /// Appends. A mapping brings the pages ahead of its end into memory kStep bytes at a time
+  /// (one call instead of a fault per page), so appending never holds more than kStep bytes
+  /// past the end.
   void push_back(const T& value) {
     if (size_ == capacity_) grow_to(size_ + 1);
+    if (size_ >= populated_) populate_ahead(size_, size_ + 1);
     data_[size_++] = value;
     high_water_ = std::max(high_water_, size_);
   }
-  /// Appends n zero elements and returns the first.
+  /// Appends n zero elements and returns the first; pages come in as push_back's do.
   T* append_zeroed(std::size_t n) {
     const std::size_t at = size_;
     resize(size_ + n);
+    if (size_ > populated_) populate_ahead(at, size_);
     return data_ + at;
   }
   void clear() noexcept {
     free_storage();
     data_ = nullptr;
-    size_ = capacity_ = storage_bytes_ = high_water_ = 0;
+    size_ = capacity_ = storage_bytes_ = high_water_ = populated_ = 0;
   }
 
   /// Gives the whole pages inside elements [first, last) back to the system; they read as zero
@@ -168,10 +173,22 @@ class MappedArray {
       if (size_ != 0) std::memcpy(p, static_cast<const void*>(data_), size_ * sizeof(T));
       std::free(static_cast<void*>(data_));
       high_water_ = size_;  // the fresh mapping is zero past the copied elements
+      populated_ = size_;
     }
     data_ = static_cast<T*>(p);
     capacity_ = wanted_bytes / sizeof(T);
     storage_bytes_ = wanted_bytes;
+  }
+
+  /// Populates from element `first` to at least `last`, and kStep bytes ahead where it fits.
+  void populate_ahead(std::size_t first, std::size_t last) noexcept {
+    if (!mapped()) {
+      populated_ = capacity_;
+      return;
+    }
+    const std::size_t end = std::min(capacity_, std::max(last, first + kStep / sizeof(T)));
+    populate(first, end);
+    populated_ = end;
   }
 
   void free_storage() noexcept {
@@ -188,6 +205,7 @@ class MappedArray {
     capacity_ = std::exchange(other.capacity_, 0);
     storage_bytes_ = std::exchange(other.storage_bytes_, 0);
     high_water_ = std::exchange(other.high_water_, 0);
+    populated_ = std::exchange(other.populated_, 0);
   }
 
   T* data_ = nullptr;
@@ -195,6 +213,7 @@ class MappedArray {
   std::size_t capacity_ = 0;
   std::size_t storage_bytes_ = 0;  // of the heap block or the mapping
   std::size_t high_water_ = 0;     // the largest size so far: a mapping is zero from there on
+  std::size_t populated_ = 0;      // appends below this need no populate_ahead()
 };
 
 }  // namespace propgraph::detail
