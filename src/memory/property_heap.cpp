@@ -26,6 +26,19 @@ PropertyHandle PropertyHeap::store(std::span<const std::byte> encoding) {
     h = static_cast<PropertyHandle>(words_.size());
     words_.append_zeroed(words);
   }
+  write(h, encoding);
+  return h;
+}
+
+PropertyHandle PropertyHeap::append_block(std::uint64_t words) {
+  if (words_.size() + words > std::numeric_limits<std::uint32_t>::max()) throw std::bad_alloc();
+  const auto h = static_cast<PropertyHandle>(words_.size());
+  words_.append_zeroed(static_cast<std::size_t>(words));
+  words_.populate(h, words_.size());
+  return h;
+}
+
+void PropertyHeap::write(PropertyHandle h, std::span<const std::byte> encoding) noexcept {
   auto* p = reinterpret_cast<std::byte*>(words_.data() + h);
   const auto size = static_cast<std::uint32_t>(encoding.size());
   if (size < 255) {
@@ -36,7 +49,6 @@ PropertyHandle PropertyHeap::store(std::span<const std::byte> encoding) {
     std::memcpy(p + 1, &size, sizeof size);
     std::memcpy(p + 5, encoding.data(), size);
   }
-  return h;
 }
 
 void PropertyHeap::free(PropertyHandle h) {

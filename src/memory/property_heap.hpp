@@ -29,6 +29,16 @@ class PropertyHeap {
 
   /// Stores an encoding; 0 for an empty one. bad_alloc past 16 GiB.
   PropertyHandle store(std::span<const std::byte> encoding);
+  /// Words store() takes for an encoding of `size` bytes from the end of the heap (0 for none).
+  [[nodiscard]] static std::uint32_t words_for(std::size_t size) noexcept { return size == 0 ? 0 : class_words(size); }
+  /// For filling in bulk: appends `words` words, brought into memory, and returns the handle of
+  /// the first. Encodings written there with write(), each at the handle after the one before
+  /// plus its words_for(), lay the heap out exactly as store() calls in that order would on a
+  /// heap without free space. bad_alloc past 16 GiB.
+  PropertyHandle append_block(std::uint64_t words);
+  /// Writes a non-empty encoding at h, inside a block from append_block(). Threads may write
+  /// disjoint maps at once.
+  void write(PropertyHandle h, std::span<const std::byte> encoding) noexcept;
   /// Frees a map (0: nothing).
   void free(PropertyHandle h);
   [[nodiscard]] PackedView view(PropertyHandle h) const noexcept {

@@ -228,6 +228,63 @@ void Store::rebuild_lists() {
   linked_edges_ = m;
 }
 
+void Store::assign_edges(const LargeVector<EdgeRecord>& records) {
+  const std::size_t m = records.size();
+  const std::size_t n = vertices_.size();
+  // In order: checks, label membership, counts, index entries, and where each half's
+  // properties start in the heap.
+  const std::size_t half = m < kParallelRebuild ? m : m / 2;
+  std::uint64_t words = 0;
+  std::uint64_t words_before_half = 0;
+  edge_group_live_.reserve(m / kGroup + 1);
+  for (std::size_t e = 0; e < m; ++e) {
+    if (e == half) words_before_half = words;
+    const EdgeRecord& rec = records[e];
+    const auto slot = static_cast<Slot>(e);
+    count_slot(edge_group_live_, slot, rec.alive);
+    if (!rec.alive) continue;
+    if (rec.from >= n || rec.to >= n || !vertex_alive(rec.from) || !vertex_alive(rec.to)) {
+      throw StorageError(fmt::format("edge slot {} joins vertex slots {} and {}, which do not both exist", e, rec.from,
+                                     rec.to));
+    }
+    const PackedView properties = rec.properties.view();
+    words += PropertyHeap::words_for(properties.bytes().size());
+    index_element(edge_indexes, rec.label, properties, slot);
+    join(edges_by_label, rec.label, slot);
+    ++live_edges;
+  }
+  if (half == m) words_before_half = words;
+  // The slots and the property bytes: what push_edge() would write, each half on its own thread.
+  edges_.resize_for_overwrite(m);
+  edges_.populate(0, m);
+  const PropertyHandle first = heap_.append_block(words);
+  const auto fill = [&](std::size_t from, std::size_t to, PropertyHandle h) noexcept {
+    for (std::size_t e = from; e < to; ++e) {
+      const EdgeRecord& rec = records[e];
+      if (!rec.alive) {
+        edges_[e] = EdgeSlot{};
+        continue;
+      }
+      const auto bytes = rec.properties.bytes();
+      PropertyHandle at = 0;
+      if (!bytes.empty()) {
+        at = h;
+        heap_.write(at, bytes);
+        h += PropertyHeap::words_for(bytes.size());
+      }
+      edges_[e] = EdgeSlot{rec.from, rec.to, rec.label + 1, at};
+    }
+  };
+  const auto second_start = static_cast<PropertyHandle>(first + words_before_half);
+  if (half == m) {
+    fill(0, m, first);
+    return;
+  }
+  std::thread second([&] { fill(half, m, second_start); });
+  fill(0, half, first);
+  second.join();
+}
+
 void Store::assign(StoreRecords&& records) {
   Store s;
   s.labels = std::move(records.labels);
@@ -249,20 +306,7 @@ void Store::assign(StoreRecords&& records) {
       s.push_dead_vertex();
     }
   }
-  s.edges_.reserve(records.edges.size());
-  s.edges_.populate(0, records.edges.size());
-  for (std::size_t e = 0; e < records.edges.size(); ++e) {
-    const EdgeRecord& rec = records.edges[e];
-    if (!rec.alive) {
-      s.push_dead_edge();
-      continue;
-    }
-    if (rec.from >= n || rec.to >= n || !s.vertex_alive(rec.from) || !s.vertex_alive(rec.to)) {
-      throw StorageError(fmt::format("edge slot {} joins vertex slots {} and {}, which do not both exist", e, rec.from,
-                                     rec.to));
-    }
-    s.push_edge(rec.from, rec.to, rec.label, rec.properties.view());
-  }
+  s.assign_edges(records.edges);
   s.rebuild_lists();
   // Groups of slots that hold no element any more need no memory (see kGroup).
   release_dead_groups(s.vertex_group_live_, s.vertices_);

@@ -288,6 +288,9 @@ class Store {
   template <bool kOut>
   void lay_out_lists();
   static constexpr std::size_t kParallelRebuild = std::size_t{1} << 20;
+  /// assign()'s edges, into a store without any: checks and membership in order, then the
+  /// slots and property bytes, in two halves at once from kParallelRebuild edges on.
+  void assign_edges(const LargeVector<EdgeRecord>& records);
   /// fn(slot, record) for every live edge, ascending; groups with no live edge are not read.
   template <typename Fn>
   void for_each_live_edge(Fn&& fn) const {

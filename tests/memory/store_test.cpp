@@ -1,6 +1,7 @@
 // MemoryGraph's storage pieces against simple references: label membership runs, the adjacency
 // arena, the property heap, pages given back by deleted slots and by traversal scratch, linking a
-// store in bulk (on one thread and on two) and edge by edge, and the two ways
+// store in bulk (on one thread and on two) and edge by edge, a store assigned from records and
+// the same elements pushed one by one, and the two ways
 // breadth_first finds a level (top-down and bottom-up give the same queue and parents).
 #include <gtest/gtest.h>
 
@@ -9,12 +10,14 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "memory/algorithms/breadth_first.hpp"
 #include "memory/scratch.hpp"
 #include "memory/store.hpp"
 #include "memory/view.hpp"
+#include "propgraph/errors.hpp"
 #include "propgraph/generate.hpp"
 
 namespace propgraph::detail {
@@ -321,6 +324,91 @@ TEST(Store, LinkingInBulkOrEdgeByEdgeGivesTheSameLists) {
       }
     }
   }
+}
+
+TEST(Store, AssignedRecordsEqualTheSameElementsPushedOneByOne) {
+  // More than Store::kParallelRebuild edges: the slots and property bytes are written in two
+  // halves at once. Dead slots, edges without properties and maps past 255 bytes vary the heap.
+  const auto list = generate::rmat_graph(1 << 12, 1'100'000, 11);
+  auto dead_vertex = [](Slot v) { return v % 97 == 5; };
+  auto edge_properties = [](std::size_t i) -> Properties {
+    if (i % 5 == 0) return {};
+    if (i % 1000 == 1) return Properties{{"note", std::string(300, static_cast<char>('a' + i % 26))}};
+    return Properties{{"w", static_cast<std::int64_t>(i)}};
+  };
+  StoreRecords records;
+  Store pushed;
+  for (auto* labels : {&records.labels, &pushed.labels}) {
+    labels->intern("Node");
+    labels->intern("A");
+    labels->intern("B");
+  }
+  for (Slot v = 0; v < list.vertex_count; ++v) {
+    const bool alive = !dead_vertex(v);
+    records.vertices.push_back(VertexRecord{0, alive, {}});
+    if (alive) {
+      pushed.push_vertex(0, {});
+    } else {
+      pushed.push_dead_vertex();
+    }
+  }
+  for (std::size_t i = 0; i < list.edges.size(); ++i) {
+    const auto [from, to] = list.edges[i];
+    const bool alive = i % 13 != 0 && !dead_vertex(from) && !dead_vertex(to);
+    const LabelId label = i % 2 == 0 ? 1 : 2;
+    PackedProperties properties(alive ? edge_properties(i) : Properties{});
+    if (alive) {
+      pushed.push_edge(from, to, label, properties.view());
+    } else {
+      pushed.push_dead_edge();
+    }
+    records.edges.push_back(EdgeRecord{label, alive, alive ? from : 0, alive ? to : 0, std::move(properties)});
+  }
+  Store assigned;
+  assigned.assign(std::move(records));
+  ASSERT_EQ(assigned.edge_slots(), pushed.edge_slots());
+  EXPECT_EQ(assigned.live_edges, pushed.live_edges);
+  // The heap is laid out as the pushes laid it out: every map at the same distance from the first.
+  const std::byte* x0 = nullptr;
+  const std::byte* y0 = nullptr;
+  for (Slot e = 0; e < pushed.edge_slots(); ++e) {
+    ASSERT_EQ(assigned.edge_alive(e), pushed.edge_alive(e)) << "edge " << e;
+    if (!pushed.edge_alive(e)) continue;
+    ASSERT_EQ(assigned.edge_from(e), pushed.edge_from(e));
+    ASSERT_EQ(assigned.edge_to(e), pushed.edge_to(e));
+    ASSERT_EQ(assigned.edge_label(e), pushed.edge_label(e));
+    const auto x = assigned.edge_properties(e).bytes();
+    const auto y = pushed.edge_properties(e).bytes();
+    ASSERT_TRUE(std::equal(x.begin(), x.end(), y.begin(), y.end())) << "edge " << e;
+    if (x.empty()) continue;
+    if (x0 == nullptr) {
+      x0 = x.data();
+      y0 = y.data();
+    }
+    ASSERT_EQ(x.data() - x0, y.data() - y0) << "edge " << e;
+  }
+  for (LabelId label : {1u, 2u}) EXPECT_EQ(assigned.edges_by_label[label].live, pushed.edges_by_label[label].live);
+}
+
+TEST(Store, AssigningAnEdgeToADeadVertexFailsAndKeepsTheStore) {
+  StoreRecords records;
+  records.labels.intern("Node");
+  records.vertices.push_back(VertexRecord{0, true, {}});
+  records.vertices.push_back(VertexRecord{0, false, {}});
+  records.edges.push_back(EdgeRecord{0, true, 0, 0, {}});
+  records.edges.push_back(EdgeRecord{0, true, 0, 1, {}});
+  Store s;
+  s.labels.intern("Kept");
+  s.push_vertex(0, {});
+  try {
+    s.assign(std::move(records));
+    FAIL() << "assign took an edge to a dead vertex";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("edge slot 1 joins vertex slots 0 and 1"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(s.vertex_slots(), 1u);
+  EXPECT_EQ(s.edge_slots(), 0u);
+  EXPECT_EQ(s.labels.find("Kept"), 0u);
 }
 
 struct BfsRun {
