@@ -17,6 +17,8 @@
 #include <cstring>
 #include <new>
 #include <span>
+#include <system_error>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -31,6 +33,44 @@ inline void give_back_pages(const void* first, const void* last) noexcept {
   const auto end = reinterpret_cast<std::uintptr_t>(last) & ~(page - 1);
   if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
+
+/// Brings the whole pages of [p, p + bytes) into memory on a thread of its own, front to back,
+/// a few megabytes per call, while the caller goes on writing there from the front (pages it
+/// reaches first it faults in itself; populating never changes a page already present). The
+/// destructor waits for the thread. Below kFrom bytes, or where no thread can be started, it
+/// does nothing.
+class BackgroundPopulate {
+ public:
+  static constexpr std::size_t kFrom = std::size_t{64} << 20;
+  BackgroundPopulate(void* p, std::size_t bytes) noexcept {
+#ifdef MADV_POPULATE_WRITE
+    if (bytes < kFrom) return;
+    try {
+      thread_ = std::thread([p, bytes] {
+        constexpr std::size_t page = 4096;
+        constexpr std::size_t chunk = std::size_t{8} << 20;
+        auto at = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
+        const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
+        for (; at < end; at += chunk) {
+          if (madvise(reinterpret_cast<void*>(at), std::min(chunk, end - at), MADV_POPULATE_WRITE) != 0) return;
+        }
+      });
+    } catch (const std::system_error&) {
+    }
+#else
+    (void)p;
+    (void)bytes;
+#endif
+  }
+  BackgroundPopulate(const BackgroundPopulate&) = delete;
+  BackgroundPopulate& operator=(const BackgroundPopulate&) = delete;
+  ~BackgroundPopulate() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::thread thread_;
+};
 
 template <typename T>
 class MappedArray {

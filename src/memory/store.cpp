@@ -234,6 +234,9 @@ void Store::assign_edges(const LargeVector<EdgeRecord>& records) {
   // In order: checks, label membership, counts, index entries, and where each half's
   // properties start in the heap.
   const std::size_t half = m < kParallelRebuild ? m : m / 2;
+  // The slots' memory comes in on the other core meanwhile.
+  edges_.resize_for_overwrite(m);
+  const BackgroundPopulate populate_slots(edges_.data(), m * sizeof(EdgeSlot));
   std::uint64_t words = 0;
   std::uint64_t words_before_half = 0;
   edge_group_live_.reserve(m / kGroup + 1);
@@ -255,8 +258,6 @@ void Store::assign_edges(const LargeVector<EdgeRecord>& records) {
   }
   if (half == m) words_before_half = words;
   // The slots and the property bytes: what push_edge() would write, each half on its own thread.
-  edges_.resize_for_overwrite(m);
-  edges_.populate(0, m);
   const PropertyHandle first = heap_.append_block(words);
   const auto fill = [&](std::size_t from, std::size_t to, PropertyHandle h) noexcept {
     for (std::size_t e = from; e < to; ++e) {

@@ -1,7 +1,7 @@
 // MemoryGraph's storage pieces against simple references: label membership runs, the adjacency
 // arena, the property heap, pages given back by deleted slots and by traversal scratch, linking a
 // store in bulk (on one thread and on two) and edge by edge, a store assigned from records and
-// the same elements pushed one by one, and the two ways
+// the same elements pushed one by one, populating memory behind a writer's back, and the two ways
 // breadth_first finds a level (top-down and bottom-up give the same queue and parents).
 #include <gtest/gtest.h>
 
@@ -299,6 +299,26 @@ Store make_store(const generate::EdgeList& list, std::size_t batch_between_links
   }
   s.link();
   return s;
+}
+
+TEST(BackgroundPopulate, BringsEveryPageInAndKeepsWhatTheCallerWritesMeanwhile) {
+  const std::size_t bytes = BackgroundPopulate::kFrom + (std::size_t{3} << 20) + 100;
+  auto* p = static_cast<std::uint64_t*>(
+      mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
+  ASSERT_NE(p, MAP_FAILED);
+  const std::size_t words = bytes / sizeof(std::uint64_t);
+  {
+    const BackgroundPopulate populate(p, bytes);
+    // Racing it from the front, over the first half only: the rest comes in through it alone.
+    for (std::size_t i = 0; i < words / 2; i += 7) p[i] = i * 2654435761u + 1;
+  }
+  for (std::size_t page = 0; page + 4096 <= bytes; page += 4096) {
+    ASSERT_TRUE(resident(reinterpret_cast<const std::byte*>(p) + page)) << "page at " << page;
+  }
+  for (std::size_t i = 0; i < words; ++i) {
+    ASSERT_EQ(p[i], i < words / 2 && i % 7 == 0 ? i * 2654435761u + 1 : 0) << "word " << i;
+  }
+  munmap(p, bytes);
 }
 
 TEST(Store, LinkingInBulkOrEdgeByEdgeGivesTheSameLists) {

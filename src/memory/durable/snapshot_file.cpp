@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "memory/mapped_array.hpp"
 #include "propgraph/errors.hpp"
 
 namespace propgraph::detail::durable {
@@ -36,7 +37,7 @@ class Mapping {
     }
     size_ = static_cast<std::size_t>(st.st_size);
     if (size_ > 0) {
-      data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
       if (data_ == MAP_FAILED) {
         const int err = errno;
         ::close(fd);
@@ -227,6 +228,8 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
   // Records are appended in slot order as the blocks come (checked below): no zeroing pass.
   store.vertices.reserve(vertex_slots);
   store.edges.reserve(edge_slots);
+  // The records' memory is brought in on the other core while this one decodes into it.
+  const BackgroundPopulate populate_edges(store.edges.data(), edge_slots * sizeof(EdgeRecord));
   std::uint64_t next_vertex = 0;
   std::uint64_t next_edge = 0;
   for (const auto& b : blocks) {
