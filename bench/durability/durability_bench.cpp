@@ -7,10 +7,12 @@
 //      (from the snapshot, files in the page cache).
 // Writes the run to build/bench/durability.json.
 //
-//   propgraph-durability [--vertices=N] [--degree=D] [--seconds=S] [--dir=PATH] [--json=PATH]
-//                        [--only=writes|recovery]
+//   propgraph-durability [--vertices=N] [--degree=D] [--seconds=S] [--repeats=N] [--dir=PATH]
+//                        [--json=PATH] [--only=writes|recovery]
+// A write cell is the median of --repeats windows of --seconds each.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -37,7 +39,8 @@ namespace fs = std::filesystem;
 struct Args {
   std::uint32_t vertices = 1'000'000;
   std::uint32_t degree = 16;
-  double seconds = 2.0;
+  double seconds = 1.0;  // per window
+  int repeats = 3;        // windows per cell: the cell is their median
   std::string only;
   fs::path dir = fs::temp_directory_path() / fmt::format("propgraph-durability-bench-{}", ::getpid());
   fs::path json = fs::path(PROPGRAPH_BENCH_OUT_DIR) / "durability.json";
@@ -56,6 +59,8 @@ Args parse(int argc, char** argv) {
       a.degree = static_cast<std::uint32_t>(std::stoul(value));
     } else if (flag == "--seconds") {
       a.seconds = std::stod(value);
+    } else if (flag == "--repeats") {
+      a.repeats = std::max(1, std::stoi(value));
     } else if (flag == "--dir") {
       a.dir = value;
     } else if (flag == "--json") {
@@ -157,7 +162,13 @@ std::vector<WriteCell> measure_writes(const Args& args) {
         MemoryGraph g(options);
         write_rate(g, threads, args.seconds / 4);  // warm-up
         const std::uint64_t before = counter.syncs();
-        rate = write_rate(g, threads, args.seconds);
+        std::vector<double> rates;
+        for (int r = 0; r < args.repeats; ++r) {
+          const Rate window = write_rate(g, threads, args.seconds);
+          rates.push_back(window.writes_per_s);
+          rate.writes += window.writes;
+        }
+        rate.writes_per_s = median(rates);
         syncs = counter.syncs() - before;
       }
       fs::remove_all(args.dir);
@@ -237,6 +248,7 @@ void write_json(const Args& args, const std::vector<WriteCell>& writes, const st
   run.write_start(j);
   RunInfo::write_end(j);
   j.field("seconds_per_cell", args.seconds);
+  j.field("repeats", args.repeats);
   j.begin_array("writes");
   for (const auto& c : writes) {
     j.begin_object();

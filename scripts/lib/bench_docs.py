@@ -522,7 +522,9 @@ def render_durability_writes(data: dict) -> list[str]:
         targets.append(judged(f"none, {count(n, 'writer')}: in-memory writes/s at most {SYNC_NONE_TARGET}x these",
                               memory / none if memory and none else None, lambda x: f"{x:.2f}x",
                               lambda x: x <= SYNC_NONE_TARGET))
-    out = [f"`create_vertex` calls per second from each number of writer threads, {data['seconds_per_cell']} s per "
+    windows = f"the median of {data['repeats']} runs of {data['seconds_per_cell']} s" if data.get("repeats") \
+        else f"{data['seconds_per_cell']} s"
+    out = [f"`create_vertex` calls per second from each number of writer threads, {windows} per "
            "cell; in parentheses: the share of the in-memory rate and, where the log was synced, the writes per "
            "`fdatasync` (group commit).", ""]
     return out + table(["SyncPolicy"] + [count(n, "writer") for n in threads], rows) + [""] + \
