@@ -82,7 +82,7 @@ class ReaderWriterLock {
     // At most one spinner per core but the writer's: more would keep the writer (or a reader it
     // waits for) off the CPU on a machine with more threads than cores.
     const bool spin = spinning_readers_.fetch_add(1, std::memory_order_relaxed) < max_spinners_;
-    const bool done = spin && spin_until([this] { return writer_.load(std::memory_order_relaxed) == 0; });
+    const bool done = spin && pause_until([this] { return writer_.load(std::memory_order_acquire) == 0; });
     spinning_readers_.fetch_sub(1, std::memory_order_relaxed);
     if (done) return;
     sleeping_readers_.fetch_add(1);
@@ -90,14 +90,17 @@ class ReaderWriterLock {
     sleeping_readers_.fetch_sub(1);
   }
   void drain(std::atomic<std::uint32_t>& readers) noexcept {
-    if (spin_until([&] { return readers.load(std::memory_order_relaxed) == 0; })) return;
+    // Acquire: the readers' calls happen before what the writer does next.
+    if (pause_until([&] { return readers.load(std::memory_order_acquire) == 0; })) return;
     writer_sleeping_.store(true);
     for (auto n = readers.load(); n != 0; n = readers.load()) readers.wait(n);
     writer_sleeping_.store(false);
   }
-  /// Spins until done() or spin_budget has passed; whether done().
+  /// Spins until done() or spin_budget has passed; whether done(). Unlike spin_until()
+  /// (fiber/spin.hpp) it never yields between looks: a yield is a system call, the very cost
+  /// this lock's waits avoid.
   template <class Done>
-  static bool spin_until(Done&& done) noexcept {
+  static bool pause_until(Done&& done) noexcept {
     std::chrono::steady_clock::time_point end{};
     for (unsigned i = 1;; ++i) {
       if (done()) return true;
