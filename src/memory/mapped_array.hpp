@@ -34,33 +34,24 @@ inline void give_back_pages(const void* first, const void* last) noexcept {
   if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
-/// Brings the whole pages of [p, p + bytes) into memory on a thread of its own, front to back,
-/// a few megabytes per call, while the caller goes on writing there from the front (pages it
-/// reaches first it faults in itself; populating never changes a page already present). The
-/// destructor waits for the thread. Below kFrom bytes, or where no thread can be started, it
-/// does nothing.
+/// Brings the whole pages of [p, p + bytes) into memory (MADV_POPULATE_WRITE; a hint: a kernel
+/// without it leaves them to the faults). From kFrom bytes on it does so on a thread of its own,
+/// front to back, a few megabytes per call, while the caller goes on writing there from the
+/// front (pages it reaches first it faults in itself; populating never changes a page already
+/// present), and the destructor waits for the thread; below kFrom, or where no thread can be
+/// started, at once on the caller's thread.
 class BackgroundPopulate {
  public:
   static constexpr std::size_t kFrom = std::size_t{64} << 20;
   BackgroundPopulate(void* p, std::size_t bytes) noexcept {
-#ifdef MADV_POPULATE_WRITE
-    if (bytes < kFrom) return;
-    try {
-      thread_ = std::thread([p, bytes] {
-        constexpr std::size_t page = 4096;
-        constexpr std::size_t chunk = std::size_t{8} << 20;
-        auto at = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
-        const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
-        for (; at < end; at += chunk) {
-          if (madvise(reinterpret_cast<void*>(at), std::min(chunk, end - at), MADV_POPULATE_WRITE) != 0) return;
-        }
-      });
-    } catch (const std::system_error&) {
+    if (bytes >= kFrom) {
+      try {
+        thread_ = std::thread([p, bytes] { populate(p, bytes); });
+        return;
+      } catch (const std::system_error&) {
+      }
     }
-#else
-    (void)p;
-    (void)bytes;
-#endif
+    populate(p, bytes);
   }
   BackgroundPopulate(const BackgroundPopulate&) = delete;
   BackgroundPopulate& operator=(const BackgroundPopulate&) = delete;
@@ -69,6 +60,21 @@ class BackgroundPopulate {
   }
 
  private:
+  static void populate(void* p, std::size_t bytes) noexcept {
+#ifdef MADV_POPULATE_WRITE
+    constexpr std::size_t page = 4096;
+    constexpr std::size_t chunk = std::size_t{8} << 20;
+    auto at = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
+    for (; at < end; at += chunk) {
+      if (madvise(reinterpret_cast<void*>(at), std::min(chunk, end - at), MADV_POPULATE_WRITE) != 0) return;
+    }
+#else
+    (void)p;
+    (void)bytes;
+#endif
+  }
+
   std::thread thread_;
 };
 
