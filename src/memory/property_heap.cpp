@@ -33,8 +33,7 @@ PropertyHandle PropertyHeap::store(std::span<const std::byte> encoding) {
 PropertyHandle PropertyHeap::append_block(std::uint64_t words) {
   if (words_.size() + words > std::numeric_limits<std::uint32_t>::max()) throw std::bad_alloc();
   const auto h = static_cast<PropertyHandle>(words_.size());
-  words_.append_zeroed(static_cast<std::size_t>(words));
-  words_.populate(h, words_.size());
+  words_.append_zeroed(static_cast<std::size_t>(words));  // brings the block's pages in
   return h;
 }
 
