@@ -47,6 +47,28 @@ void reindex(IndexTable& table, LabelId label, PackedView before, PackedView aft
   }
 }
 
+/// Runs first() here and second() on a thread of its own, both to the end; rethrows what
+/// either threw (first()'s before second()'s).
+template <typename First, typename Second>
+void run_both(First&& first, Second&& second) {
+  std::exception_ptr failed;
+  std::thread other([&] {
+    try {
+      second();
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  });
+  try {
+    first();
+  } catch (...) {
+    other.join();
+    throw;
+  }
+  other.join();
+  if (failed) std::rethrow_exception(failed);
+}
+
 }  // namespace
 
 void Store::join(std::vector<LabelMembers>& table, LabelId label, Slot slot) {
@@ -208,22 +230,7 @@ void Store::rebuild_lists() {
     lay_out_lists<false>();
   } else {
     // The two directions share nothing but the (read-only) edge slots: one thread each.
-    std::exception_ptr failed;
-    std::thread in_lists([&] {
-      try {
-        lay_out_lists<false>();
-      } catch (...) {
-        failed = std::current_exception();
-      }
-    });
-    try {
-      lay_out_lists<true>();
-    } catch (...) {
-      in_lists.join();
-      throw;
-    }
-    in_lists.join();
-    if (failed) std::rethrow_exception(failed);
+    run_both([this] { lay_out_lists<true>(); }, [this] { lay_out_lists<false>(); });
   }
   linked_edges_ = m;
 }
@@ -281,9 +288,7 @@ void Store::assign_edges(const LargeVector<EdgeRecord>& records) {
     fill(0, m, first);
     return;
   }
-  std::thread second([&] { fill(half, m, second_start); });
-  fill(0, half, first);
-  second.join();
+  run_both([&] { fill(0, half, first); }, [&] { fill(half, m, second_start); });
 }
 
 void Store::assign(StoreRecords&& records) {
