@@ -20,6 +20,7 @@ PG_STEP_NAMES=()
 PG_STEP_RESULTS=()
 PG_STEP_SECONDS=()
 PG_FAILED_STEPS=()
+PG_FAILED_TESTS=() # "PRESET TEST NAME", filled by pg_ctest
 
 # pg_step NAME COMMAND...: runs COMMAND; returns its exit status.
 pg_step() {
@@ -48,19 +49,27 @@ pg_skip() {
   PG_FAILED_STEPS+=("$1")
 }
 
-# pg_summary SCRIPT_NAME: prints the step table and one closing line; returns 1 on any failure.
+# pg_summary SCRIPT_NAME: prints the last output of each failed test, the step table and one
+# closing line (the failed tests named last, where a truncated log still shows them); returns 1
+# on any failure.
 pg_summary() {
-  local i
+  local i entry failed
+  for entry in "${PG_FAILED_TESTS[@]}"; do
+    printf '\nfailed test (%s): %s, its last output:\n' "${entry%% *}" "${entry#* }"
+    pg_failed_test_output "${entry%% *}" "${entry#* }"
+  done
   printf '\n%s summary\n' "$1"
   for i in "${!PG_STEP_NAMES[@]}"; do
     printf '  %-26s %8s  %s\n' "${PG_STEP_NAMES[$i]}" "$(pg_duration "${PG_STEP_SECONDS[$i]}")" \
       "${PG_STEP_RESULTS[$i]}"
   done
+  for entry in "${PG_FAILED_TESTS[@]}"; do
+    printf '  failed test (%s): %s\n' "${entry%% *}" "${entry#* }"
+  done
   if ((${#PG_FAILED_STEPS[@]} == 0)); then
     printf '%s: OK, all %d steps succeeded in %s\n' "$1" "${#PG_STEP_NAMES[@]}" "$(pg_duration "$SECONDS")"
     return 0
   fi
-  local failed
   failed=$(printf '%s, ' "${PG_FAILED_STEPS[@]}")
   printf '%s: FAILED (%s) after %s\n' "$1" "${failed%, }" "$(pg_duration "$SECONDS")"
   return 1
@@ -103,9 +112,29 @@ pg_build() {
   shift
   cmake --build --preset "$preset" --parallel "$PROPGRAPH_JOBS" "$@"
 }
-# pg_ctest PRESET [CTEST ARGS...]
+# pg_ctest PRESET [CTEST ARGS...]: on failure, remembers the failed tests for pg_summary.
 pg_ctest() {
-  local preset=$1
+  local preset=$1 rc=0 failed_log line
   shift
-  ctest --preset "$preset" --parallel "$PROPGRAPH_JOBS" "$@"
+  ctest --preset "$preset" --parallel "$PROPGRAPH_JOBS" "$@" || rc=$?
+  failed_log="$PROPGRAPH_ROOT/build/$preset/Testing/Temporary/LastTestsFailed.log"
+  if ((rc != 0)) && [[ -f $failed_log ]]; then
+    while IFS= read -r line; do # "NUMBER:NAME"
+      [[ -n $line ]] && PG_FAILED_TESTS+=("$preset ${line#*:}")
+    done <"$failed_log"
+  fi
+  return "$rc"
+}
+
+# pg_failed_test_output PRESET NAME: the last lines a failed test printed (from ctest's log).
+pg_failed_test_output() {
+  local log="$PROPGRAPH_ROOT/build/$1/Testing/Temporary/LastTest.log"
+  [[ -f $log ]] || return 0
+  awk -v name="$2" '
+    index($0, " Testing: " name) && substr($0, index($0, " Testing: ") + 10) == name { on = 1; n = 0; next }
+    on && /^"?[^ ]* ?Testing: / { on = 0 }
+    on && /^<end of output>/ { on = 0 }
+    on { lines[n++ % 25] = $0 }
+    END { start = n > 25 ? n - 25 : 0; for (i = start; i < n; i++) print "    " lines[i % 25] }
+  ' "$log"
 }
