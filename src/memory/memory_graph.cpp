@@ -263,7 +263,7 @@ bool MemoryGraph::create_index(std::string_view label, std::string_view key, con
         });
       }
       if (options.unique) {
-        index.for_each_shared_bucket([&](const std::vector<Slot>& slots) {
+        index.for_each_shared_bucket([&](std::span<const Slot> slots) {
           const Value value = properties(slots.front()).get(key);
           if (contains_nan(value)) return;  // NaN equals nothing
           throw AlreadyExists(fmt::format("create_index: {}s {} and {} of label {} both hold {} = {}",

@@ -278,7 +278,7 @@ void TxView::scan(ElementKind kind, LabelId label, const Properties& filter, con
   const bool vertices = kind == ElementKind::vertex;
   const Slot first = slot_after(*this, kind, page.after);
   std::vector<Slot> candidates = o_.touched_members(kind, label);
-  if (const std::vector<Slot>* bucket = index_candidates(vertices ? s.vertex_indexes : s.edge_indexes, label, filter)) {
+  if (const auto bucket = index_candidates(vertices ? s.vertex_indexes : s.edge_indexes, label, filter)) {
     candidates.insert(candidates.end(), std::lower_bound(bucket->begin(), bucket->end(), first), bucket->end());
   } else if (const auto& table = vertices ? s.vertices_by_label : s.edges_by_label; label < table.size()) {
     table[label].slots.for_each_from(first, [&](Slot x) {

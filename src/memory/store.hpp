@@ -25,6 +25,7 @@
 #include "memory/large_block_allocator.hpp"
 #include "memory/mapped_array.hpp"
 #include "memory/property_heap.hpp"
+#include "memory/property_index.hpp"
 #include "memory/slot_runs.hpp"
 #include "packed_properties.hpp"
 #include "prefetch.hpp"
@@ -74,57 +75,6 @@ struct EdgeSlot {
 };
 static_assert(sizeof(EdgeSlot) == 16);
 static_assert(256 * sizeof(EdgeSlot) % 4096 == 0);
-
-/// Equality index over one property of the elements of one label: the canonical encoding of
-/// each value present (PackedView::index_key) to the ascending slots holding it.
-/// Elements without the property are not in it.
-class PropertyIndex {
- public:
-  explicit PropertyIndex(std::string key, bool unique = false) : key_(std::move(key)), unique_(unique) {}
-  [[nodiscard]] const std::string& key() const noexcept { return key_; }
-  /// Unique: MemoryGraph refuses writes that would put two slots in one bucket (equal values;
-  /// values containing NaN equal nothing and are exempt).
-  [[nodiscard]] bool unique() const noexcept { return unique_; }
-
-  /// Adds slot under value; O(log b + b) for a bucket of b slots, O(1) when slot is the
-  /// largest so far (inserts of new elements).
-  void add(const std::string& value, Slot slot) {
-    if (value.empty()) return;
-    auto& bucket = buckets_[value];
-    if (bucket.empty() || bucket.back() < slot) {
-      bucket.push_back(slot);
-    } else {
-      bucket.insert(std::lower_bound(bucket.begin(), bucket.end(), slot), slot);
-    }
-  }
-  /// Removes slot from value's bucket (dropping an emptied bucket); O(log b + b).
-  void remove(const std::string& value, Slot slot) {
-    if (value.empty()) return;
-    auto it = buckets_.find(value);
-    if (it == buckets_.end()) return;
-    auto& bucket = it->second;
-    auto pos = std::lower_bound(bucket.begin(), bucket.end(), slot);
-    if (pos != bucket.end() && *pos == slot) bucket.erase(pos);
-    if (bucket.empty()) buckets_.erase(it);
-  }
-  /// The ascending slots holding value, or nullptr.
-  [[nodiscard]] const std::vector<Slot>* find(const std::string& value) const {
-    auto it = buckets_.find(value);
-    return it == buckets_.end() ? nullptr : &it->second;
-  }
-  /// fn(slots) for each bucket holding more than one slot (for unique checks).
-  template <typename Fn>
-  void for_each_shared_bucket(Fn&& fn) const {
-    for (const auto& bucket : buckets_) {
-      if (bucket.second.size() > 1) fn(bucket.second);
-    }
-  }
-
- private:
-  std::string key_;
-  bool unique_ = false;
-  std::unordered_map<std::string, std::vector<Slot>> buckets_;
-};
 
 /// The property indexes of each label (indexed by LabelId), for vertices or for edges.
 using IndexTable = std::vector<std::vector<PropertyIndex>>;

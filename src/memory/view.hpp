@@ -18,6 +18,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -35,18 +36,17 @@ enum class ElementKind : char { vertex = 'v', edge = 'e' };
 
 /// Ascending slots of label's elements that may match filter, from the most selective usable
 /// index of `table` (a non-null filter value on an indexed key); nullptr when no index applies.
-/// Index buckets hold live slots only.
-[[nodiscard]] inline const std::vector<Slot>* index_candidates(const IndexTable& table, LabelId label,
-                                                              const Properties& filter) {
-  static const std::vector<Slot> none;
-  if (filter.empty() || label >= table.size() || table[label].empty()) return nullptr;
-  const std::vector<Slot>* best = nullptr;
+/// Index buckets hold live slots only; the span is valid until the index next changes.
+[[nodiscard]] inline std::optional<std::span<const Slot>> index_candidates(const IndexTable& table, LabelId label,
+                                                                           const Properties& filter) {
+  if (filter.empty() || label >= table.size() || table[label].empty()) return std::nullopt;
+  std::optional<std::span<const Slot>> best;
   for (const auto& index : table[label]) {
     const Value* want = filter.find(index.key());
     if (!want || want->is_null()) continue;
-    const auto* bucket = index.find(PackedProperties::value_key(*want));
-    if (!bucket) return &none;  // no element holds that value
-    if (!best || bucket->size() < best->size()) best = bucket;
+    const std::span<const Slot> bucket = index.find(PackedProperties::value_key(*want));
+    if (bucket.empty()) return bucket;  // no element holds that value
+    if (!best || bucket.size() < best->size()) best = bucket;
   }
   return best;
 }
@@ -121,8 +121,7 @@ class CommittedView {
       fn(x);
       return ++taken != page.limit;
     };
-    if (const std::vector<Slot>* bucket =
-            index_candidates(vertices ? store_.vertex_indexes : store_.edge_indexes, label, filter)) {
+    if (const auto bucket = index_candidates(vertices ? store_.vertex_indexes : store_.edge_indexes, label, filter)) {
       for (auto it = std::lower_bound(bucket->begin(), bucket->end(), first); it != bucket->end(); ++it) {
         if (!consider(*it, true)) return;
       }

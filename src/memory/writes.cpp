@@ -61,11 +61,9 @@ void check_unique(const TxView& g, ElementKind kind, LabelId label, const Packed
       throw AlreadyExists(fmt::format("unique index on {}.{}: value {} is already held by {} {}",
                                       g.labels().name(label), index.key(), value, kind_name(kind), holder));
     };
-    if (const auto* bucket = index.find(key)) {
-      for (Slot s : *bucket) {
-        // Committed holders, unless the overlay changed or deleted them.
-        if (s != self && alive(g, kind, s) && !o.has_new_properties(kind, s)) conflict(std::string(make_id(g, kind, s).str()));
-      }
+    for (Slot s : index.find(key)) {
+      // Committed holders, unless the overlay changed or deleted them.
+      if (s != self && alive(g, kind, s) && !o.has_new_properties(kind, s)) conflict(std::string(make_id(g, kind, s).str()));
     }
     if (const auto* holders = o.overlay_holders(index, key)) {
       for (Slot s : *holders) {

@@ -1,8 +1,10 @@
 // MemoryGraph's storage pieces against simple references: label membership runs, the adjacency
-// arena, the property heap, pages given back by deleted slots and by traversal scratch, linking a
-// store in bulk (on one thread and on two) and edge by edge, a store assigned from records and
-// the same elements pushed one by one, populating memory behind a writer's back, and the two ways
-// breadth_first finds a level (top-down and bottom-up give the same queue and parents).
+// arena, the property heap, the property index, pages given back by deleted slots and by
+// traversal scratch, linking a store in bulk (on one thread and on two) and edge by edge, a store
+// assigned from records and the same elements pushed one by one, populating memory behind a
+// writer's back, and the two ways breadth_first finds a level (top-down and bottom-up give the
+// same queue and parents).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <sys/mman.h>
@@ -10,6 +12,8 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -141,6 +145,75 @@ bool resident(const void* p) {
   unsigned char in_core = 0;
   EXPECT_EQ(mincore(reinterpret_cast<void*>(page), 4096, &in_core), 0);
   return (in_core & 1) != 0;
+}
+
+TEST(PropertyIndex, MatchesAMapOfSetsThroughAddsRemovesAndGrowth) {
+  // Few distinct values (shared buckets; probe runs that wrap around the table's end, with value
+  // sets varied so that their hashes land everywhere) and many (the table grows several times);
+  // removals exercise backward-shift deletion at every position.
+  struct Round {
+    std::uint32_t distinct, slots, sets, steps, check_every;
+  };
+  for (const Round round : {Round{7, 3, 60, 3000, 7}, Round{11, 2, 60, 3000, 7}, Round{5000, 64, 1, 60000, 997}}) {
+    for (std::uint32_t set = 0; set < round.sets; ++set) {
+      std::mt19937 random(round.distinct * 1000 + set);
+      PropertyIndex index("name");
+      std::map<std::string, std::set<Slot>> reference;
+      auto value_of = [&](std::uint32_t n) {
+        return n % 3 == 0 ? fmt::format("a-long-value-beyond-sso-{}-{}", set, n) : fmt::format("v{}-{}", set, n);
+      };
+      for (std::uint32_t step = 0; step < round.steps; ++step) {
+        const std::string value = value_of(random() % round.distinct);
+        const Slot slot = random() % round.slots;
+        if (random() % 2 != 0) {
+          index.add(value, slot);
+          reference[value].insert(slot);
+        } else {
+          index.remove(value, slot);
+          if (auto it = reference.find(value); it != reference.end() && it->second.erase(slot) && it->second.empty()) {
+            reference.erase(it);
+          }
+        }
+        if (step % round.check_every != 0) continue;
+        ASSERT_EQ(index.values(), reference.size()) << "step " << step;
+        for (std::uint32_t n = 0; n < round.distinct; ++n) {
+          const std::string probe = value_of(n);
+          const auto found = index.find(probe);
+          const auto it = reference.find(probe);
+          const std::vector<Slot> want =
+              it == reference.end() ? std::vector<Slot>{} : std::vector<Slot>(it->second.begin(), it->second.end());
+          ASSERT_EQ(std::vector<Slot>(found.begin(), found.end()), want) << probe << " at step " << step;
+        }
+      }
+      std::size_t shared = 0;
+      index.for_each_shared_bucket([&](std::span<const Slot> slots) {
+        EXPECT_GT(slots.size(), 1U);
+        ++shared;
+      });
+      EXPECT_EQ(shared, static_cast<std::size_t>(std::count_if(reference.begin(), reference.end(),
+                                                               [](const auto& r) { return r.second.size() > 1; })));
+    }
+  }
+}
+
+TEST(PropertyIndex, IgnoresEmptyValuesAndRepeatedAdds) {
+  PropertyIndex index("k", true);
+  EXPECT_TRUE(index.unique());
+  index.add("", 1);
+  EXPECT_EQ(index.values(), 0U);
+  EXPECT_TRUE(index.find("").empty());
+  index.add("x", 4);
+  index.add("x", 4);
+  index.add("x", 2);
+  index.add("x", 2);
+  EXPECT_EQ(std::vector<Slot>(index.find("x").begin(), index.find("x").end()), (std::vector<Slot>{2, 4}));
+  index.remove("x", 9);
+  index.remove("y", 2);
+  index.remove("x", 4);
+  EXPECT_EQ(std::vector<Slot>(index.find("x").begin(), index.find("x").end()), (std::vector<Slot>{2}));
+  index.remove("x", 2);
+  EXPECT_TRUE(index.find("x").empty());
+  EXPECT_EQ(index.values(), 0U);
 }
 
 TEST(MappedArray, GrowsInPlaceOfACopyAndGivesBackReleasedPages) {
