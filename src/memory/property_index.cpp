@@ -28,7 +28,7 @@ std::span<const Slot> PropertyIndex::find(std::string_view value) const noexcept
 }
 
 void PropertyIndex::grow() {
-  std::vector<Entry> old(table_.empty() ? 16 : table_.size() * 2);
+  decltype(table_) old(table_.empty() ? 16 : table_.size() * 2);
   old.swap(table_);
   const std::size_t mask = table_.size() - 1;
   for (Entry& e : old) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "memory/adjacency.hpp"
+#include "memory/large_block_allocator.hpp"
 
 namespace propgraph::detail {
 
@@ -59,7 +60,8 @@ class PropertyIndex {
 
   std::string key_;
   bool unique_ = false;
-  std::vector<Entry> table_;  // size 0 or a power of two; linear probing, at most 3/4 used
+  // Size 0 or a power of two; linear probing, at most 3/4 used; huge pages when large.
+  std::vector<Entry, LargeBlockAllocator<Entry>> table_;
   std::size_t used_ = 0;
   std::vector<std::vector<Slot>> shared_;  // buckets of two or more slots (emptied ones are free)
   std::vector<std::uint32_t> free_shared_;
