@@ -54,6 +54,7 @@ decltype(auto) MemoryTransaction::read(std::string_view operation, Fn&& fn) {
 template <typename Fn>
 decltype(auto) MemoryTransaction::write(std::string_view operation, Fn&& fn) {
   ensure_open(operation);
+  check_deadline(operation);  // a write to the overlay is quick, but a passed deadline refuses every call
   if (!overlay_) {
     graph_.enter_gate(operation);
     if (read_version_ && *read_version_ != graph_.store.version) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "conformance_fixture.hpp"
+#include "propgraph/deadline.hpp"
 
 namespace propgraph::conformance {
 
@@ -151,6 +153,29 @@ TYPED_TEST_P(GraphConformance, AFailedWriteInsideATransactionHasNoEffectAndTheTr
   EXPECT_EQ(g.find_vertices_by_label("Person", {{"email", "eve@x"}}).size(), 1u);
   EXPECT_TRUE(g.find_vertices_by_label("Person", {{"email", "new@x"}}).empty());
   EXPECT_FALSE(g.find_vertex(p.alice.id)->properties.contains("email"));
+  EXPECT_EQ(g.count_edges("KNOWS"), 4);
+}
+
+TYPED_TEST_P(GraphConformance, ACallPastItsDeadlineInsideATransactionLeavesTheEarlierCalls) {
+  auto& g = this->graph();
+  const auto p = make_people(g);
+  auto tx = g.begin();
+  const auto eve = tx->create_vertex("Person", {{"name", "Eve"}});
+  tx->update_vertex("Person", p.alice.id, {{"age", 31}});
+  {
+    // Refused before anything is sent: the calls before stay, and the transaction goes on.
+    DeadlineScope scope(DeadlineClock::now() - std::chrono::seconds(1));
+    EXPECT_THROW(tx->create_vertex("Person", {{"name", "Zoe"}}), Timeout);
+    EXPECT_THROW(tx->update_vertex("Person", p.bob.id, {{"age", 99}}), Timeout);
+    EXPECT_THROW((void)tx->find_vertex(eve.id), Timeout);
+  }
+  EXPECT_EQ(tx->find_vertex(eve.id), eve);
+  tx->create_edge(eve.id, p.alice.id, "KNOWS");
+  tx->commit();
+  EXPECT_EQ(g.find_vertex(eve.id), eve);
+  EXPECT_EQ(g.find_vertex(p.alice.id)->properties["age"], Value(31));
+  EXPECT_EQ(g.find_vertex(p.bob.id)->properties["age"], p.bob.properties["age"]);
+  EXPECT_EQ(g.count_vertices("Person"), 5);
   EXPECT_EQ(g.count_edges("KNOWS"), 4);
 }
 
