@@ -242,18 +242,21 @@ PGresult* Connection::next_result(StatementWait& wait) {
   return PQgetResult(conn_);
 }
 
-Result Connection::collect(StatementWait& wait, PGresult* first) {
-  Result last;
-  std::optional<ServerError> error;
+void Connection::read_results(StatementWait& wait, PGresult* first, Result* last, std::optional<ServerError>& error) {
   for (PGresult* res = first ? first : next_result(wait); res != nullptr; res = next_result(wait)) {
     const auto status = PQresultStatus(res);
     if (status == PGRES_FATAL_ERROR || status == PGRES_BAD_RESPONSE || status == PGRES_NONFATAL_ERROR) {
       if (!error) error = server_error(res);
       PQclear(res);
+    } else if (last != nullptr && status != PGRES_PIPELINE_ABORTED) {
+      *last = Result(res);
     } else {
-      last = Result(res);
+      PQclear(res);
     }
   }
+}
+
+void Connection::raise(StatementWait& wait, std::optional<ServerError>& error) {
   wait.finish();
   if (error) {
     if (PQstatus(conn_) == CONNECTION_BAD || is_connection_sqlstate(error->sqlstate())) {
@@ -264,6 +267,13 @@ Result Connection::collect(StatementWait& wait, PGresult* first) {
     throw *error;
   }
   if (PQstatus(conn_) == CONNECTION_BAD) fail_connection("reading the result");
+}
+
+Result Connection::collect(StatementWait& wait, PGresult* first) {
+  Result last;
+  std::optional<ServerError> error;
+  read_results(wait, first, &last, error);
+  raise(wait, error);
   return last;
 }
 
@@ -274,7 +284,23 @@ std::optional<Clock::time_point> Connection::start(Deadline mode) {
   return deadline;
 }
 
+void Connection::run_prelude() {
+  std::vector<std::string> statements;
+  statements.swap(prelude_);
+  prelude_failed_ = false;
+  for (const auto& statement : statements) {
+    try {
+      exec(statement, {}, false);
+    } catch (const QueryError&) {
+      prelude_failed_ = true;
+      throw;
+    }
+  }
+}
+
 std::optional<Clock::time_point> Connection::send_copy(const std::string& sql) {
+  if (!prelude_.empty()) run_prelude();
+  prelude_failed_ = false;
   const auto deadline = start(Deadline::honour);
   if (PQsendQuery(conn_, sql.c_str()) == 0) fail_connection("sending");
   flush(deadline);
@@ -383,6 +409,8 @@ Result Connection::exec(const std::string& sql, std::span<const Param> params, b
     }
     if (it != prepared_.end()) statement = &it->second;
   }
+  prelude_failed_ = false;
+  if (!prelude_.empty()) return exec_pipelined(statement, sql, params, deadline);
   const int sent = statement
                        ? PQsendQueryPrepared(conn_, statement->c_str(), n, params.data(), nullptr, nullptr, 0)
                        : PQsendQueryParams(conn_, sql.c_str(), n, nullptr, params.data(), nullptr, nullptr, 0);
@@ -390,6 +418,43 @@ Result Connection::exec(const std::string& sql, std::span<const Param> params, b
   flush(deadline);
   StatementWait wait(*this, deadline);
   return collect(wait);
+}
+
+Result Connection::exec_pipelined(const std::string* prepared, const std::string& sql, std::span<const Param> params,
+                                  std::optional<Clock::time_point> deadline) {
+  std::vector<std::string> statements;
+  statements.swap(prelude_);
+  const int n = static_cast<int>(params.size());
+  if (PQenterPipelineMode(conn_) == 0) fail_connection("entering pipeline mode");
+  for (const auto& s : statements) {
+    if (PQsendQueryParams(conn_, s.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) == 0) fail_connection("sending");
+  }
+  const int sent = prepared ? PQsendQueryPrepared(conn_, prepared->c_str(), n, params.data(), nullptr, nullptr, 0)
+                            : PQsendQueryParams(conn_, sql.c_str(), n, nullptr, params.data(), nullptr, nullptr, 0);
+  if (sent == 0 || PQpipelineSync(conn_) == 0) fail_connection("sending");
+  flush(deadline);
+  StatementWait wait(*this, deadline);
+  // A null result ends each statement's results; an error makes the server skip the rest up to
+  // the sync (PGRES_PIPELINE_ABORTED each).
+  std::optional<ServerError> error;
+  for (const auto& s : statements) {
+    (void)s;
+    read_results(wait, nullptr, nullptr, error);
+    if (error) prelude_failed_ = true;
+  }
+  Result last;
+  read_results(wait, nullptr, &last, error);
+  PGresult* sync = next_result(wait);
+  const bool synced = sync != nullptr && PQresultStatus(sync) == PGRES_PIPELINE_SYNC;
+  PQclear(sync);
+  if (!synced || PQexitPipelineMode(conn_) == 0) {
+    if (PQstatus(conn_) == CONNECTION_BAD) fail_connection("reading the result");
+    broken_ = true;
+    throw ConnectionError(fmt::format("PostgreSQL connection left in an unexpected state after a pipeline: {}",
+                                      trimmed(PQerrorMessage(conn_))));
+  }
+  raise(wait, error);
+  return last;
 }
 
 }  // namespace propgraph::postgres_detail

@@ -128,6 +128,20 @@ class Connection {
   Result exec(const std::string& sql, std::span<const Param> params = {}, bool prepare = true,
               Deadline deadline = Deadline::honour);
 
+  /// Queues parameterless statements (SAVEPOINT, RELEASE SAVEPOINT) to run, in order, right
+  /// before the next statement this connection sends: exec() sends them in the same round trip
+  /// (libpq pipeline mode), copy_in()/copy_out() first on their own. One that fails stops the
+  /// rest and the statement; the next call throws its error, and prelude_failed() is true.
+  /// Replaces statements queued before and not yet sent.
+  void run_before_next(std::vector<std::string> statements) { prelude_ = std::move(statements); }
+  /// Whether statements queued by run_before_next() wait for the next statement.
+  [[nodiscard]] bool prelude_pending() const noexcept { return !prelude_.empty(); }
+  /// Drops the queued statements that were not sent.
+  void drop_prelude() noexcept { prelude_.clear(); }
+  /// Whether the last call that sent queued statements failed in one of them (so the statement
+  /// itself did not run).
+  [[nodiscard]] bool prelude_failed() const noexcept { return prelude_failed_; }
+
   /// How long the server may take to answer a cancelled statement.
   static constexpr std::chrono::seconds kCancelGrace{5};
 
@@ -172,11 +186,24 @@ class Connection {
   std::optional<Result> enter_copy(StatementWait& wait, int mode);
   /// Reads every result of the statement (`first`: one already read); throws the first error.
   Result collect(StatementWait& wait, PGresult* first = nullptr);
+  /// Reads the results of one statement, up to the null result that ends them: keeps the last
+  /// good one in `last` (when not null) and the first error in `error`.
+  void read_results(StatementWait& wait, PGresult* first, Result* last, std::optional<ServerError>& error);
+  /// After a statement's results: throws `error` (ConnectionError when the connection broke,
+  /// Timeout when a cancel for the deadline stopped it), or fails when the connection broke.
+  void raise(StatementWait& wait, std::optional<ServerError>& error);
+  /// exec() of a statement with queued statements ahead of it, in one round trip.
+  Result exec_pipelined(const std::string* prepared, const std::string& sql, std::span<const Param> params,
+                        std::optional<Clock::time_point> deadline);
+  /// Runs the queued statements on their own (before a COPY).
+  void run_prelude();
 
   PGconn* conn_;
   Reactor* reactor_;
   bool broken_ = false;
   std::unordered_map<std::string, std::string> prepared_;  // SQL text -> statement name
+  std::vector<std::string> prelude_;                       // see run_before_next()
+  bool prelude_failed_ = false;
 };
 
 }  // namespace propgraph::postgres_detail
