@@ -290,18 +290,19 @@ void Connection::run_prelude() {
   prelude_failed_ = false;
   for (const auto& statement : statements) {
     try {
-      exec(statement, {}, false);
-    } catch (const QueryError&) {
-      prelude_failed_ = true;
+      exec(statement, {}, false, Deadline::ignore);  // instant; the COPY after them honours it
+    } catch (...) {
+      prelude_failed_ = true;  // whatever stopped them: the caller must not roll back
       throw;
     }
   }
 }
 
 std::optional<Clock::time_point> Connection::send_copy(const std::string& sql) {
+  // A passed deadline refuses the COPY before the queued statements run.
+  const auto deadline = start(Deadline::honour);
   if (!prelude_.empty()) run_prelude();
   prelude_failed_ = false;
-  const auto deadline = start(Deadline::honour);
   if (PQsendQuery(conn_, sql.c_str()) == 0) fail_connection("sending");
   flush(deadline);
   return deadline;

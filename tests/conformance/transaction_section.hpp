@@ -168,6 +168,8 @@ TYPED_TEST_P(GraphConformance, ACallPastItsDeadlineInsideATransactionLeavesTheEa
     EXPECT_THROW(tx->create_vertex("Person", {{"name", "Zoe"}}), Timeout);
     EXPECT_THROW(tx->update_vertex("Person", p.bob.id, {{"age", 99}}), Timeout);
     EXPECT_THROW((void)tx->find_vertex(eve.id), Timeout);
+    EXPECT_THROW((void)tx->page_rank(), Timeout);
+    EXPECT_THROW(tx->create_vertices(std::vector<NewVertex>{{"Person", {{"name", "Zed"}}}}), Timeout);
   }
   EXPECT_EQ(tx->find_vertex(eve.id), eve);
   tx->create_edge(eve.id, p.alice.id, "KNOWS");
