@@ -35,7 +35,7 @@ inline constexpr Slot kNoSlot = std::numeric_limits<Slot>::max();
 enum class ElementKind : char { vertex = 'v', edge = 'e' };
 
 /// Ascending slots of label's elements that may match filter, from the most selective usable
-/// index of `table` (a non-null filter value on an indexed key); nullptr when no index applies.
+/// index of `table` (a non-null filter value on an indexed key); nullopt when no index applies.
 /// Index buckets hold live slots only; the span is valid until the index next changes.
 [[nodiscard]] inline std::optional<std::span<const Slot>> index_candidates(const IndexTable& table, LabelId label,
                                                                            const Properties& filter) {

@@ -438,11 +438,8 @@ Result Connection::exec_pipelined(const std::string* prepared, const std::string
   // A null result ends each statement's results; an error makes the server skip the rest up to
   // the sync (PGRES_PIPELINE_ABORTED each).
   std::optional<ServerError> error;
-  for (const auto& s : statements) {
-    (void)s;
-    read_results(wait, nullptr, nullptr, error);
-    if (error) prelude_failed_ = true;
-  }
+  for (std::size_t i = 0; i < statements.size(); ++i) read_results(wait, nullptr, nullptr, error);
+  prelude_failed_ = error.has_value();
   Result last;
   read_results(wait, nullptr, &last, error);
   PGresult* sync = next_result(wait);

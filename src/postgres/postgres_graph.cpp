@@ -144,21 +144,25 @@ std::string decimal(std::int64_t n) {
   return std::string(buf, end);
 }
 
-/// Returns body(); when it throws, runs `undo` on `c` (ROLLBACK, ROLLBACK TO SAVEPOINT) first,
-/// unless the connection broke. An undo that fails leaves the transaction to the pool (which
-/// closes a connection left inside one) or to commit() (which refuses an aborted one).
+/// Runs `undo` (ROLLBACK, ROLLBACK TO SAVEPOINT) on `c` unless the connection broke. An undo
+/// that fails leaves the transaction to the pool (which closes a connection left inside one) or
+/// to commit() (which refuses an aborted one).
+void try_undo(Connection& c, const std::string& undo) noexcept {
+  if (c.broken()) return;
+  try {
+    c.exec(undo, {}, false, Deadline::ignore);
+  } catch (...) {
+    // See above.
+  }
+}
+
+/// Returns body(); when it throws, try_undo(c, undo) first.
 template <typename F>
 auto undo_on_failure(Connection& c, const std::string& undo, F&& body) {
   try {
     return body();
   } catch (...) {
-    if (!c.broken()) {
-      try {
-        c.exec(undo, {}, false, Deadline::ignore);
-      } catch (...) {
-        // See above.
-      }
-    }
+    try_undo(c, undo);
     throw;
   }
 }
@@ -342,13 +346,7 @@ struct PostgresGraph::Impl {
         throw;
       }
       pinned->savepoint_open = true;  // ROLLBACK TO keeps it
-      if (!c.broken()) {
-        try {
-          c.exec(kRollbackToSavepoint, {}, false, Deadline::ignore);
-        } catch (...) {
-          // An undo that fails leaves the transaction aborted: commit() refuses it.
-        }
-      }
+      try_undo(c, kRollbackToSavepoint);
       throw;
     }
   }
