@@ -370,10 +370,14 @@ class Validator {
 
 }  // namespace
 
+bool PackedProperties::well_formed(std::span<const std::byte> encoding) {
+  return encoding.empty() || (encoding.size() <= UINT32_MAX && Validator(encoding).map());
+}
+
 std::optional<PackedProperties> PackedProperties::from_bytes(std::span<const std::byte> encoding) {
   PackedProperties result;
   if (encoding.empty()) return result;
-  if (encoding.size() > UINT32_MAX || !Validator(encoding).map()) return std::nullopt;
+  if (!well_formed(encoding)) return std::nullopt;
   if (encoding.size() <= inline_capacity) {
     std::memcpy(result.buf_, encoding.data(), encoding.size());
     result.tag_ = static_cast<std::uint8_t>(encoding.size());

@@ -100,6 +100,8 @@ class PackedProperties {
   /// varint and length in bounds, known non-null value types, keys non-empty and strictly
   /// ascending, nothing left over. nullopt when it is not. O(bytes), no recursion.
   [[nodiscard]] static std::optional<PackedProperties> from_bytes(std::span<const std::byte> encoding);
+  /// from_bytes()'s check alone: whether `encoding` is a well-formed map (empty is).
+  [[nodiscard]] static bool well_formed(std::span<const std::byte> encoding);
 
  private:
   static constexpr std::uint8_t kHeap = 0xFF;  // tag_: 0 empty, 1..31 inline size, kHeap

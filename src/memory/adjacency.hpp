@@ -124,6 +124,7 @@ void AdjacencyArena::build(const std::vector<std::uint32_t>& sizes, Assign&& ass
   for (auto& f : free_) f.clear();
   if (total > std::numeric_limits<std::uint32_t>::max()) throw std::bad_alloc();
   entries_.resize_for_overwrite(static_cast<std::size_t>(total));
+  entries_.prefer_huge_pages();
   entries_.populate(0, entries_.size());  // filled in random order next: no fault per page
   std::uint32_t at = 0;
   for (std::size_t i = 0; i < sizes.size(); ++i) {

@@ -17,7 +17,7 @@ PropertyHandle PropertyHeap::store(std::span<const std::byte> encoding) {
   if (encoding.size() > std::numeric_limits<std::uint32_t>::max() / 2) throw std::bad_alloc();
   const std::uint32_t words = class_words(encoding.size());
   PropertyHandle h;
-  auto it = free_.find(words);
+  auto it = free_.empty() ? free_.end() : free_.find(words);
   if (it != free_.end() && !it->second.empty()) {
     h = it->second.back();
     it->second.pop_back();
@@ -30,10 +30,21 @@ PropertyHandle PropertyHeap::store(std::span<const std::byte> encoding) {
   return h;
 }
 
-PropertyHandle PropertyHeap::append_block(std::uint64_t words) {
+PropertyHandle PropertyHeap::append(std::span<const std::byte> encoding) {
+  if (encoding.empty()) return 0;
+  if (encoding.size() > std::numeric_limits<std::uint32_t>::max() / 2) throw std::bad_alloc();
+  const std::uint32_t words = class_words(encoding.size());
   if (words_.size() + words > std::numeric_limits<std::uint32_t>::max()) throw std::bad_alloc();
   const auto h = static_cast<PropertyHandle>(words_.size());
-  words_.append_zeroed(static_cast<std::size_t>(words));  // brings the block's pages in
+  words_.resize(words_.size() + words);  // zero words: no page is read or brought in ahead
+  write(h, encoding);
+  return h;
+}
+
+PropertyHandle PropertyHeap::extend(std::uint64_t words) {
+  if (words_.size() + words > std::numeric_limits<std::uint32_t>::max()) throw std::bad_alloc();
+  const auto h = static_cast<PropertyHandle>(words_.size());
+  words_.resize(words_.size() + static_cast<std::size_t>(words));
   return h;
 }
 

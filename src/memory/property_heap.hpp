@@ -31,14 +31,26 @@ class PropertyHeap {
   PropertyHandle store(std::span<const std::byte> encoding);
   /// Words store() takes for an encoding of `size` bytes from the end of the heap (0 for none).
   [[nodiscard]] static std::uint32_t words_for(std::size_t size) noexcept { return size == 0 ? 0 : class_words(size); }
-  /// For filling in bulk: appends `words` words, brought into memory, and returns the handle of
-  /// the first. Encodings written there with write(), each at the handle after the one before
-  /// plus its words_for(), lay the heap out exactly as store() calls in that order would on a
-  /// heap without free space. bad_alloc past 16 GiB.
-  PropertyHandle append_block(std::uint64_t words);
-  /// Writes a non-empty encoding at h, inside a block from append_block(). Threads may write
-  /// disjoint maps at once.
+  /// Writes a non-empty encoding at h, inside room from extend(): each map at the handle after
+  /// the one before plus its words_for(), as store() would lay them out on a heap without free
+  /// space. Threads may write disjoint maps at once.
   void write(PropertyHandle h, std::span<const std::byte> encoding) noexcept;
+  /// store() for filling a heap in bulk: at the end, reusing no free space, and without
+  /// bringing pages in ahead.
+  PropertyHandle append(std::span<const std::byte> encoding);
+  /// Appends `words` zero words without bringing them into memory and returns the handle of the
+  /// first: room that threads fill with write(), each its own part. bad_alloc past 16 GiB.
+  PropertyHandle extend(std::uint64_t words);
+  /// See MappedArray::prefer_huge_pages.
+  void prefer_huge_pages() noexcept { words_.prefer_huge_pages(); }
+  /// The words from h on, for bringing them into memory.
+  [[nodiscard]] std::uint32_t* at(PropertyHandle h) noexcept { return words_.data() + h; }
+  /// Drops the words from `end` on (room extend() gave that nothing uses) and gives back their
+  /// pages.
+  void shrink(PropertyHandle end) noexcept {
+    words_.release(end, words_.size());
+    words_.resize_for_overwrite(end);
+  }
   /// Frees a map (0: nothing).
   void free(PropertyHandle h);
   [[nodiscard]] PackedView view(PropertyHandle h) const noexcept {

@@ -2,9 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <exception>
-#include <thread>
-
+#include "memory/run_both.hpp"
 #include "propgraph/errors.hpp"
 
 namespace propgraph::detail {
@@ -45,28 +43,6 @@ void reindex(IndexTable& table, LabelId label, PackedView before, PackedView aft
       index.add(new_key, slot);
     }
   }
-}
-
-/// Runs first() here and second() on a thread of its own, both to the end; rethrows what
-/// either threw (first()'s before second()'s).
-template <typename First, typename Second>
-void run_both(First&& first, Second&& second) {
-  std::exception_ptr failed;
-  std::thread other([&] {
-    try {
-      second();
-    } catch (...) {
-      failed = std::current_exception();
-    }
-  });
-  try {
-    first();
-  } catch (...) {
-    other.join();
-    throw;
-  }
-  other.join();
-  if (failed) std::rethrow_exception(failed);
 }
 
 }  // namespace
@@ -235,60 +211,27 @@ void Store::rebuild_lists() {
   linked_edges_ = m;
 }
 
-void Store::assign_edges(const LargeVector<EdgeRecord>& records) {
-  const std::size_t m = records.size();
+void Store::assign_edges() {
+  const std::size_t m = edges_.size();
   const std::size_t n = vertices_.size();
-  // In order: checks, label membership, counts, index entries, and where each half's
-  // properties start in the heap.
-  const std::size_t half = m < kParallelRebuild ? m : m / 2;
-  // The slots' memory comes in on the other core meanwhile.
-  edges_.resize_for_overwrite(m);
-  const BackgroundPopulate populate_slots(edges_.data(), m * sizeof(EdgeSlot));
-  std::uint64_t words = 0;
-  std::uint64_t words_before_half = 0;
   edge_group_live_.reserve(m / kGroup + 1);
   for (std::size_t e = 0; e < m; ++e) {
-    if (e == half) words_before_half = words;
-    const EdgeRecord& rec = records[e];
+    const EdgeSlot& rec = edges_[e];
     const auto slot = static_cast<Slot>(e);
-    count_slot(edge_group_live_, slot, rec.alive);
-    if (!rec.alive) continue;
+    const bool alive = rec.label != 0;
+    count_slot(edge_group_live_, slot, alive);
+    if (!alive) continue;
     if (rec.from >= n || rec.to >= n || !vertex_alive(rec.from) || !vertex_alive(rec.to)) {
       throw StorageError(fmt::format("edge slot {} joins vertex slots {} and {}, which do not both exist", e, rec.from,
                                      rec.to));
     }
-    const PackedView properties = rec.properties.view();
-    words += PropertyHeap::words_for(properties.bytes().size());
-    index_element(edge_indexes, rec.label, properties, slot);
-    join(edges_by_label, rec.label, slot);
+    const LabelId label = rec.label - 1;
+    if (auto* list = indexes_of(edge_indexes, label)) {  // else the map's memory is not read
+      for (auto& index : *list) index.add(heap_.view(rec.properties).index_key(index.key()), slot);
+    }
+    join(edges_by_label, label, slot);
     ++live_edges;
   }
-  if (half == m) words_before_half = words;
-  // The slots and the property bytes: what push_edge() would write, each half on its own thread.
-  const PropertyHandle first = heap_.append_block(words);
-  const auto fill = [&](std::size_t from, std::size_t to, PropertyHandle h) noexcept {
-    for (std::size_t e = from; e < to; ++e) {
-      const EdgeRecord& rec = records[e];
-      if (!rec.alive) {
-        edges_[e] = EdgeSlot{};
-        continue;
-      }
-      const auto bytes = rec.properties.bytes();
-      PropertyHandle at = 0;
-      if (!bytes.empty()) {
-        at = h;
-        heap_.write(at, bytes);
-        h += PropertyHeap::words_for(bytes.size());
-      }
-      edges_[e] = EdgeSlot{rec.from, rec.to, rec.label + 1, at};
-    }
-  };
-  const auto second_start = static_cast<PropertyHandle>(first + words_before_half);
-  if (half == m) {
-    fill(0, m, first);
-    return;
-  }
-  run_both([&] { fill(0, half, first); }, [&] { fill(half, m, second_start); });
 }
 
 void Store::assign(StoreRecords&& records) {
@@ -301,6 +244,9 @@ void Store::assign(StoreRecords&& records) {
       for (auto& index : list) index = PropertyIndex(index.key(), index.unique());
     }
   }
+  // The edges' slots and maps as they are; the vertices' large maps go into the same heap.
+  s.edges_ = std::move(records.edges);
+  s.heap_ = std::move(records.edge_properties);
   const std::size_t n = records.vertices.size();
   s.vertices_.reserve(n);
   s.vertices_.populate(0, n);  // written next: one call instead of a fault per page
@@ -312,7 +258,7 @@ void Store::assign(StoreRecords&& records) {
       s.push_dead_vertex();
     }
   }
-  s.assign_edges(records.edges);
+  s.assign_edges();
   s.rebuild_lists();
   // Groups of slots that hold no element any more need no memory (see kGroup).
   release_dead_groups(s.vertex_group_live_, s.vertices_);

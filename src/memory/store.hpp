@@ -125,10 +125,13 @@ struct EdgeFilter {
   LabelId vertex_label = kAnyLabel;  // both endpoints must carry it
 };
 
-/// A graph as records (recovery reads files into one), for Store::assign.
+/// A graph as records (recovery reads files into one), for Store::assign. The edges come in
+/// the store's own form, slots over a heap of their property maps, which assign() takes over
+/// as they are: the many edges are written once.
 struct StoreRecords {
   LargeVector<VertexRecord> vertices;
-  LargeVector<EdgeRecord> edges;
+  MappedArray<EdgeSlot> edges;  // label 0: a dead slot
+  PropertyHeap edge_properties;  // the maps edges' slots name
   LabelTable labels;
   IndexTable vertex_indexes;  // definitions; their entries come from the records
   IndexTable edge_indexes;
@@ -238,9 +241,8 @@ class Store {
   template <bool kOut>
   void lay_out_lists();
   static constexpr std::size_t kParallelRebuild = std::size_t{1} << 20;
-  /// assign()'s edges, into a store without any: checks and membership in order, then the
-  /// slots and property bytes, in two halves at once from kParallelRebuild edges on.
-  void assign_edges(const LargeVector<EdgeRecord>& records);
+  /// assign()'s edges, once taken over: checks, label membership, counts and index entries.
+  void assign_edges();
   /// fn(slot, record) for every live edge, ascending; groups with no live edge are not read.
   template <typename Fn>
   void for_each_live_edge(Fn&& fn) const {

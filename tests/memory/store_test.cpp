@@ -420,8 +420,8 @@ TEST(Store, LinkingInBulkOrEdgeByEdgeGivesTheSameLists) {
 }
 
 TEST(Store, AssignedRecordsEqualTheSameElementsPushedOneByOne) {
-  // More than Store::kParallelRebuild edges: the slots and property bytes are written in two
-  // halves at once. Dead slots, edges without properties and maps past 255 bytes vary the heap.
+  // More than Store::kParallelRebuild edges: the lists are laid out on two threads. Dead slots,
+  // edges without properties and maps past 255 bytes vary the heap.
   const auto list = generate::rmat_graph(1 << 12, 1'100'000, 11);
   auto dead_vertex = [](Slot v) { return v % 97 == 5; };
   auto edge_properties = [](std::size_t i) -> Properties {
@@ -455,7 +455,8 @@ TEST(Store, AssignedRecordsEqualTheSameElementsPushedOneByOne) {
     } else {
       pushed.push_dead_edge();
     }
-    records.edges.push_back(EdgeRecord{label, alive, alive ? from : 0, alive ? to : 0, std::move(properties)});
+    records.edges.push_back(alive ? EdgeSlot{from, to, label + 1, records.edge_properties.store(properties.bytes())}
+                                  : EdgeSlot{});
   }
   Store assigned;
   assigned.assign(std::move(records));
@@ -488,8 +489,8 @@ TEST(Store, AssigningAnEdgeToADeadVertexFailsAndKeepsTheStore) {
   records.labels.intern("Node");
   records.vertices.push_back(VertexRecord{0, true, {}});
   records.vertices.push_back(VertexRecord{0, false, {}});
-  records.edges.push_back(EdgeRecord{0, true, 0, 0, {}});
-  records.edges.push_back(EdgeRecord{0, true, 0, 1, {}});
+  records.edges.push_back(EdgeSlot{0, 0, 1, 0});
+  records.edges.push_back(EdgeSlot{0, 1, 1, 0});
   Store s;
   s.labels.intern("Kept");
   s.push_vertex(0, {});

@@ -35,10 +35,17 @@ LabelId read_label(ByteReader& in, const StoreRecords& store) {
 template <typename Records>
 void ensure_slot(Records& records, Slot slot, std::size_t at) {
   if (slot > records.size()) throw DecodeError{at, "slot past the end of the graph"};
-  if (slot == records.size()) records.emplace_back();
+  if (slot == records.size()) records.push_back({});
 }
 
 }  // namespace
+
+std::span<const std::byte> read_property_bytes(ByteReader& in) {
+  const std::size_t at = in.offset();
+  const auto bytes = in.bytes();
+  if (!PackedProperties::well_formed(bytes)) throw DecodeError{at, "malformed property map"};
+  return bytes;
+}
 
 PackedProperties read_properties(ByteReader& in) {
   const std::size_t at = in.offset();
@@ -134,7 +141,8 @@ void replay_change(ByteReader& in, RecoveredGraph& g) {
       const Slot slot = read_slot(in);
       if (kind == 0) {
         if (slot >= s.edges.size()) throw DecodeError{at, "deleted edge slot past the end"};
-        s.edges[slot] = EdgeRecord{};
+        s.edge_properties.free(s.edges[slot].properties);
+        s.edges[slot] = EdgeSlot{};
       } else {
         if (slot >= s.vertices.size()) throw DecodeError{at, "deleted vertex slot past the end"};
         s.vertices[slot] = VertexRecord{};
@@ -145,13 +153,18 @@ void replay_change(ByteReader& in, RecoveredGraph& g) {
     for (auto n = in.varint(kNoSlot, "count out of range"); n > 0; --n) {
       const std::size_t at = in.offset();
       const Slot slot = read_slot(in);
-      PackedProperties props = read_properties(in);
       if (kind == 0) {
+        PackedProperties props = read_properties(in);
         if (slot >= s.vertices.size()) throw DecodeError{at, "updated vertex slot past the end"};
         if (s.vertices[slot].alive) s.vertices[slot].properties = std::move(props);
       } else {
+        const auto bytes = read_property_bytes(in);
         if (slot >= s.edges.size()) throw DecodeError{at, "updated edge slot past the end"};
-        if (s.edges[slot].alive) s.edges[slot].properties = std::move(props);
+        EdgeSlot& rec = s.edges[slot];
+        if (rec.label != 0) {
+          s.edge_properties.free(rec.properties);
+          rec.properties = s.edge_properties.store(bytes);
+        }
       }
     }
   }
@@ -173,16 +186,16 @@ void replay_change(ByteReader& in, RecoveredGraph& g) {
     const std::size_t at = in.offset();
     const Slot slot = edge_base + static_cast<Slot>(i);
     ensure_slot(s.edges, slot, at);
-    EdgeRecord rec;
+    EdgeSlot rec;
     if (in.u8() != 0) {
-      rec.alive = true;
-      rec.label = read_label(in, s);
+      rec.label = read_label(in, s) + 1;
       rec.from = read_slot(in);
       rec.to = read_slot(in);
       if (rec.from >= s.vertices.size() || rec.to >= s.vertices.size()) throw DecodeError{at, "edge endpoint past the end"};
-      rec.properties = read_properties(in);
+      rec.properties = s.edge_properties.store(read_property_bytes(in));
     }
-    s.edges[slot] = std::move(rec);
+    s.edge_properties.free(s.edges[slot].properties);  // a replay over a slot the snapshot holds
+    s.edges[slot] = rec;
   }
 }
 

@@ -46,5 +46,7 @@ void replay(RecordType type, ByteReader& payload, RecoveredGraph& graph);
 
 /// Reads a packed property map written with ByteWriter::bytes (checked, see from_bytes).
 PackedProperties read_properties(ByteReader& in);
+/// Reads one the same way, without copying it.
+std::span<const std::byte> read_property_bytes(ByteReader& in);
 
 }  // namespace propgraph::detail::durable

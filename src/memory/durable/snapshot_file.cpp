@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "memory/mapped_array.hpp"
+#include "memory/run_both.hpp"
 #include "propgraph/errors.hpp"
 
 namespace propgraph::detail::durable {
@@ -138,6 +139,36 @@ void write_edge(ByteWriter& out, const Store& store, Slot e) {
   out.bytes(store.edge_properties(e).bytes());
 }
 
+namespace {
+
+/// A block of a snapshot, located (and, but for edge blocks, checked) by the first pass.
+struct Block {
+  BlockKind kind;
+  std::size_t offset;  // of its payload
+  std::span<const std::byte> payload;
+  std::uint64_t stored_checksum;  // of the block header and payload
+};
+
+/// An edge block's run of slots as its first bytes say (unchecked until its checksum is).
+struct EdgeRun {
+  const Block* block;
+  std::uint64_t first = UINT64_MAX;
+  std::uint64_t count = UINT64_MAX;
+};
+
+/// Thrown when a part of the heap set aside for a run of edge blocks is full.
+struct RoomFull {};
+
+/// Words set aside in the heap for the maps of edge records of `bytes` bytes: a live edge's
+/// record takes at least 4 bytes besides its map, which takes a word more than a quarter of
+/// its bytes up to 256 bytes, so a quarter and a little is nearly always enough.
+std::uint64_t heap_room(std::uint64_t bytes) { return bytes == 0 ? 0 : bytes / 4 + bytes / 32 + 16; }
+
+/// Snapshots with fewer bytes of edge records (a block or two) decode them on one thread.
+constexpr std::size_t kParallelEdgeBytes = std::size_t{256} << 10;
+
+}  // namespace
+
 std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
   const Mapping map(path);
   const auto bytes = map.bytes();
@@ -159,12 +190,8 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
   if (version != kVersion) throw damaged(8, fmt::format("format version {} (this build reads {})", version, kVersion));
   if (vertex_slots >= kNoSlot || edge_slots >= kNoSlot) throw damaged(24, "slot counts out of range");
 
-  // Pass 1: every block whole and checksummed, in file order.
-  struct Block {
-    BlockKind kind;
-    std::size_t offset;  // of its payload
-    std::span<const std::byte> payload;
-  };
+  // Pass 1: every block whole, in file order; checksums of all but edge blocks (theirs are
+  // checked where they are decoded, on two threads).
   std::vector<Block> blocks;
   std::size_t offset = kHeaderSize;
   bool ended = false;
@@ -178,8 +205,10 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
     if (bytes.size() - offset < total) throw damaged(offset, "block cut short");
     std::uint64_t stored;
     std::memcpy(&stored, bytes.data() + offset + total - 8, sizeof stored);
-    if (checksum(bytes.data() + offset, total - 8) != stored) throw damaged(offset, "block checksum mismatch");
-    blocks.push_back({kind, offset + kBlockHeaderSize, bytes.subspan(offset + kBlockHeaderSize, size)});
+    if (kind != BlockKind::edges && checksum(bytes.data() + offset, total - 8) != stored) {
+      throw damaged(offset, "block checksum mismatch");
+    }
+    blocks.push_back({kind, offset + kBlockHeaderSize, bytes.subspan(offset + kBlockHeaderSize, size), stored});
     ended = kind == BlockKind::end;
     offset += total;
   }
@@ -196,7 +225,7 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
       throw damaged(b.offset + e.offset, e.what);
     }
   };
-  // Pass 2: schema and meta first (records refer to labels), then the records in slot order.
+  // Pass 2: schema and meta first (records refer to labels), then the records.
   for (const auto& b : blocks) {
     if (b.kind == BlockKind::schema) {
       decode(b, [&](ByteReader& in) {
@@ -225,52 +254,142 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
       });
     }
   }
-  // Records are appended in slot order as the blocks come (checked below): no zeroing pass.
+  auto read_label = [&](ByteReader& in) {
+    const auto label = static_cast<LabelId>(
+        in.varint(store.labels.size() == 0 ? 0 : store.labels.size() - 1, "label id out of range"));
+    if (store.labels.size() == 0) throw DecodeError{in.offset(), "a record without any label defined"};
+    return label;
+  };
+
+  // Vertex records, appended in slot order as the blocks come.
   store.vertices.reserve(vertex_slots);
-  store.edges.reserve(edge_slots);
-  // The records' memory is brought in on the other core while this one decodes into it.
-  const BackgroundPopulate populate_edges(store.edges.data(), edge_slots * sizeof(EdgeRecord));
   std::uint64_t next_vertex = 0;
-  std::uint64_t next_edge = 0;
   for (const auto& b : blocks) {
-    if (b.kind != BlockKind::vertices && b.kind != BlockKind::edges) continue;
-    const bool vertices = b.kind == BlockKind::vertices;
+    if (b.kind != BlockKind::vertices) continue;
     decode(b, [&](ByteReader& in) {
       const std::size_t at = in.offset();
       const auto first = in.varint();
       const auto count = in.varint();
-      std::uint64_t& next = vertices ? next_vertex : next_edge;
-      const std::uint64_t slots = vertices ? vertex_slots : edge_slots;
-      if (first != next || count > slots - first) throw DecodeError{at, "slot run out of order or past the end"};
-      for (std::uint64_t i = 0; i < count; ++i) {
-        if (in.u8() == 0) {  // dead: the default record
-          if (vertices) {
-            store.vertices.emplace_back();
-          } else {
-            store.edges.emplace_back();
-          }
-          continue;
-        }
-        const auto label = static_cast<LabelId>(in.varint(store.labels.size() == 0 ? 0 : store.labels.size() - 1,
-                                                          "label id out of range"));
-        if (store.labels.size() == 0) throw DecodeError{in.offset(), "a record without any label defined"};
-        if (vertices) {
-          auto& rec = store.vertices.emplace_back();
-          rec.alive = true;
-          rec.label = label;
-          rec.properties = read_properties(in);
-        } else {
-          auto& rec = store.edges.emplace_back();
-          rec.alive = true;
-          rec.label = label;
-          rec.from = static_cast<Slot>(in.varint(vertex_slots == 0 ? 0 : vertex_slots - 1, "edge endpoint past the end"));
-          rec.to = static_cast<Slot>(in.varint(vertex_slots == 0 ? 0 : vertex_slots - 1, "edge endpoint past the end"));
-          rec.properties = read_properties(in);
-        }
+      if (first != next_vertex || count > vertex_slots - first) {
+        throw DecodeError{at, "slot run out of order or past the end"};
       }
-      next += count;
+      for (std::uint64_t i = 0; i < count; ++i) {
+        auto& rec = store.vertices.emplace_back();
+        if (in.u8() == 0) continue;  // dead: the default record
+        rec.label = read_label(in);
+        rec.alive = true;
+        rec.properties = read_properties(in);
+      }
+      next_vertex += count;
     });
   }
+
+  // Edge records: straight into the store's slots and heap (StoreRecords), the blocks in two
+  // halves at once. Each half checks its blocks' checksums and slot runs (a run starts where
+  // the one before ends: a damaged block is reported at itself, the earliest damage first)
+  // and writes its maps into room of its own in the heap. A block whose room runs out is
+  // decoded again afterwards, appending to the heap.
+  std::vector<EdgeRun> runs;
+  std::uint64_t edge_bytes = 0;
+  for (const auto& b : blocks) {
+    if (b.kind != BlockKind::edges) continue;
+    EdgeRun& run = runs.emplace_back(EdgeRun{&b});
+    try {
+      ByteReader in(b.payload);
+      run.first = in.varint();
+      run.count = in.varint();
+    } catch (const DecodeError&) {  // damaged: its checksum says so below
+    }
+    edge_bytes += b.payload.size();
+  }
+  store.edges.resize_for_overwrite(edge_slots);
+  store.edges.prefer_huge_pages();
+  store.edge_properties.prefer_huge_pages();
+  // Returns the first run of [lo, hi) not decoded (hi when all are); put(bytes) stores a map.
+  auto decode_runs = [&](std::size_t lo, std::size_t hi, auto&& put) -> std::size_t {
+    for (std::size_t r = lo; r < hi; ++r) {
+      const Block& b = *runs[r].block;
+      const std::size_t header_at = b.offset - kBlockHeaderSize;
+      if (checksum(bytes.data() + header_at, kBlockHeaderSize + b.payload.size()) != b.stored_checksum) {
+        throw damaged(header_at, "block checksum mismatch");
+      }
+      const std::uint64_t expected = r == 0 ? 0 : runs[r - 1].first + runs[r - 1].count;
+      try {
+        decode(b, [&](ByteReader& in) {
+          const std::size_t at = in.offset();
+          const auto first = in.varint();
+          const auto count = in.varint();
+          if (first != expected || count > edge_slots - first) {
+            throw DecodeError{at, "slot run out of order or past the end"};
+          }
+          for (std::uint64_t i = 0; i < count; ++i) {
+            if (in.u8() == 0) {  // dead
+              store.edges[first + i] = EdgeSlot{};
+              continue;
+            }
+            const LabelId label = read_label(in);
+            const auto from =
+                static_cast<Slot>(in.varint(vertex_slots == 0 ? 0 : vertex_slots - 1, "edge endpoint past the end"));
+            const auto to =
+                static_cast<Slot>(in.varint(vertex_slots == 0 ? 0 : vertex_slots - 1, "edge endpoint past the end"));
+            const auto map = read_property_bytes(in);
+            store.edges[first + i] = EdgeSlot{from, to, label + 1, map.empty() ? 0 : put(map)};
+          }
+        });
+      } catch (const RoomFull&) {
+        return r;
+      }
+    }
+    return hi;
+  };
+  auto into_room = [&](PropertyHandle& next, PropertyHandle end) {
+    return [&store, &next, end](std::span<const std::byte> map) {
+      const std::uint32_t words = PropertyHeap::words_for(map.size());
+      if (end - next < words) throw RoomFull{};
+      const PropertyHandle h = next;
+      store.edge_properties.write(h, map);
+      next += words;
+      return h;
+    };
+  };
+  // The halves: about equal in bytes.
+  std::size_t split = 0;
+  for (std::uint64_t seen = 0; split < runs.size() && seen < edge_bytes / 2; ++split) {
+    seen += runs[split].block->payload.size();
+  }
+  std::uint64_t first_half_bytes = 0;
+  for (std::size_t r = 0; r < split; ++r) first_half_bytes += runs[r].block->payload.size();
+  const std::uint64_t room1 = heap_room(first_half_bytes);
+  const std::uint64_t room2 = heap_room(edge_bytes - first_half_bytes);
+  const PropertyHandle base = store.edge_properties.extend(room1 + room2);
+  PropertyHandle next1 = base;
+  PropertyHandle next2 = static_cast<PropertyHandle>(base + room1);
+  std::size_t stop1 = split;
+  std::size_t stop2 = runs.size();
+  {
+    // The memory they write comes in on another core meanwhile.
+    const BackgroundPopulate populate({{store.edges.data(), edge_slots * sizeof(EdgeSlot)},
+                                       {store.edge_properties.at(base), room1 * 4},
+                                       {store.edge_properties.at(next2), room2 * 4}});
+    auto first_half = [&] { stop1 = decode_runs(0, split, into_room(next1, next2)); };
+    auto second_half = [&] {
+      stop2 = decode_runs(split, runs.size(), into_room(next2, static_cast<PropertyHandle>(base + room1 + room2)));
+    };
+    if (edge_bytes >= kParallelEdgeBytes) {
+      run_both(first_half, second_half);
+    } else {
+      first_half();
+      second_half();
+    }
+  }
+  // What did not fit its room, appended; the first half's unused room stays a gap of pages
+  // never touched.
+  store.edge_properties.shrink(next2);
+  auto append = [&](std::span<const std::byte> map) { return store.edge_properties.append(map); };
+  decode_runs(stop1, split, append);
+  decode_runs(stop2, runs.size(), append);
+  const std::uint64_t next_edge = runs.empty() ? 0 : runs.back().first + runs.back().count;
+
   const Block& last = blocks.back();
   decode(last, [&](ByteReader& in) {
     if (in.u64() != vertex_slots || in.u64() != edge_slots || in.u64() != blocks.size() - 1) {
