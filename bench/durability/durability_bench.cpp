@@ -5,11 +5,11 @@
 //   2. A graph of N vertices and 16 N edges, two small properties each: bulk load, checkpoint
 //      time, snapshot size against the graph's resident memory, and recovery time: a new
 //      process reopens the directory, as a restart does (from the snapshot, files in the page
-//      cache); the median of --repeats such processes.
+//      cache); the median of --reopens such processes.
 // Writes the run to build/bench/durability.json.
 //
-//   propgraph-durability [--vertices=N] [--degree=D] [--seconds=S] [--repeats=N] [--dir=PATH]
-//                        [--json=PATH] [--only=writes|recovery]
+//   propgraph-durability [--vertices=N] [--degree=D] [--seconds=S] [--repeats=N] [--reopens=N]
+//                        [--dir=PATH] [--json=PATH] [--only=writes|recovery]
 //   propgraph-durability --reopen=DIR   (what each recovery process runs: prints the time)
 // A write cell is the median of --repeats windows of --seconds each.
 #include <unistd.h>
@@ -43,6 +43,7 @@ struct Args {
   std::uint32_t degree = 16;
   double seconds = 1.0;  // per window
   int repeats = 3;        // windows per cell: the cell is their median
+  int reopens = 5;        // recovery processes: the figure is their median
   std::string only;
   std::optional<fs::path> reopen;
   fs::path dir = fs::temp_directory_path() / fmt::format("propgraph-durability-bench-{}", ::getpid());
@@ -64,6 +65,8 @@ Args parse(int argc, char** argv) {
       a.seconds = std::stod(value);
     } else if (flag == "--repeats") {
       a.repeats = std::max(1, std::stoi(value));
+    } else if (flag == "--reopens") {
+      a.reopens = std::max(1, std::stoi(value));
     } else if (flag == "--dir") {
       a.dir = value;
     } else if (flag == "--json") {
@@ -228,7 +231,7 @@ Recovery measure_recovery(const Args& args) {
     r.snapshot_bytes = directory_bytes(args.dir, ".snap");
   }
   const std::string exe = fs::read_symlink("/proc/self/exe").string();
-  for (int i = 0; i < args.repeats; ++i) {
+  for (int i = 0; i < args.reopens; ++i) {
     const std::string command = fmt::format("'{}' --reopen='{}'", exe, args.dir.string());
     FILE* child = ::popen(command.c_str(), "r");
     double s = 0;
