@@ -288,7 +288,9 @@ TEST(Durability, ManyEdgeBlocksComeBackExactlyWithTheLogAfterTheSnapshot) {
       ASSERT_TRUE(g.update_edge(i % 3 == 0 ? "KNOWS" : "FOLLOWS", ids[i], {{"w", nullptr}, {"after", "snapshot"}}));
     }
     for (std::size_t i = 3; i < ids.size(); i += 1009) {
-      if (i % 11 != 0) ASSERT_TRUE(g.delete_edge(i % 3 == 0 ? "KNOWS" : "FOLLOWS", ids[i]));
+      if (i % 11 != 0) {
+        ASSERT_TRUE(g.delete_edge(i % 3 == 0 ? "KNOWS" : "FOLLOWS", ids[i]));
+      }
     }
     add_many_edges(g, 100);
     before = describe(g);

@@ -332,8 +332,8 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
                 static_cast<Slot>(in.varint(vertex_slots == 0 ? 0 : vertex_slots - 1, "edge endpoint past the end"));
             const auto to =
                 static_cast<Slot>(in.varint(vertex_slots == 0 ? 0 : vertex_slots - 1, "edge endpoint past the end"));
-            const auto map = read_property_bytes(in);
-            store.edges[first + i] = EdgeSlot{from, to, label + 1, map.empty() ? 0 : put(map)};
+            const auto encoding = read_property_bytes(in);
+            store.edges[first + i] = EdgeSlot{from, to, label + 1, encoding.empty() ? 0 : put(encoding)};
           }
         });
       } catch (const RoomFull&) {
@@ -343,11 +343,11 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
     return hi;
   };
   auto into_room = [&](PropertyHandle& next, PropertyHandle end) {
-    return [&store, &next, end](std::span<const std::byte> map) {
-      const std::uint32_t words = PropertyHeap::words_for(map.size());
+    return [&store, &next, end](std::span<const std::byte> encoding) {
+      const std::uint32_t words = PropertyHeap::words_for(encoding.size());
       if (end - next < words) throw RoomFull{};
       const PropertyHandle h = next;
-      store.edge_properties.write(h, map);
+      store.edge_properties.write(h, encoding);
       next += words;
       return h;
     };
@@ -362,8 +362,10 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
   const std::uint64_t room1 = heap_room(first_half_bytes);
   const std::uint64_t room2 = heap_room(edge_bytes - first_half_bytes);
   const PropertyHandle base = store.edge_properties.extend(room1 + room2);
-  PropertyHandle next1 = base;
-  PropertyHandle next2 = static_cast<PropertyHandle>(base + room1);
+  const auto end1 = static_cast<PropertyHandle>(base + room1);
+  const auto end2 = static_cast<PropertyHandle>(base + room1 + room2);
+  PropertyHandle next1 = base;  // each half's next free word
+  PropertyHandle next2 = end1;
   std::size_t stop1 = split;
   std::size_t stop2 = runs.size();
   {
@@ -371,10 +373,8 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
     const BackgroundPopulate populate({{store.edges.data(), edge_slots * sizeof(EdgeSlot)},
                                        {store.edge_properties.at(base), room1 * 4},
                                        {store.edge_properties.at(next2), room2 * 4}});
-    auto first_half = [&] { stop1 = decode_runs(0, split, into_room(next1, next2)); };
-    auto second_half = [&] {
-      stop2 = decode_runs(split, runs.size(), into_room(next2, static_cast<PropertyHandle>(base + room1 + room2)));
-    };
+    auto first_half = [&] { stop1 = decode_runs(0, split, into_room(next1, end1)); };
+    auto second_half = [&] { stop2 = decode_runs(split, runs.size(), into_room(next2, end2)); };
     if (edge_bytes >= kParallelEdgeBytes) {
       run_both(first_half, second_half);
     } else {
@@ -385,7 +385,7 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
   // What did not fit its room, appended; the first half's unused room stays a gap of pages
   // never touched.
   store.edge_properties.shrink(next2);
-  auto append = [&](std::span<const std::byte> map) { return store.edge_properties.append(map); };
+  auto append = [&](std::span<const std::byte> encoding) { return store.edge_properties.append(encoding); };
   decode_runs(stop1, split, append);
   decode_runs(stop2, runs.size(), append);
   const std::uint64_t next_edge = runs.empty() ? 0 : runs.back().first + runs.back().count;
