@@ -17,12 +17,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <exception>
-#include <initializer_list>
 #include <new>
 #include <span>
-#include <system_error>
-#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -52,52 +48,6 @@ inline void populate_pages(const void* first, const void* last) noexcept {
   (void)last;
 #endif
 }
-
-/// populate_pages() over [p, p + bytes), or over several regions at once, front to back in
-/// step: a region of twice the bytes advances twice as fast. From kFrom bytes in all it runs on
-/// a thread of its own while the caller goes on writing there from the front (pages it reaches
-/// first it faults in itself), and the destructor waits for the thread; below kFrom, or where
-/// no thread can be started, at once on the caller's thread.
-class BackgroundPopulate {
- public:
-  static constexpr std::size_t kFrom = std::size_t{64} << 20;
-  struct Region {
-    void* first;
-    std::size_t bytes;
-  };
-  BackgroundPopulate(void* p, std::size_t bytes) noexcept : BackgroundPopulate({{p, bytes}}) {}
-  BackgroundPopulate(std::initializer_list<Region> regions) noexcept {
-    std::vector<Region> list;
-    std::size_t total = 0;
-    try {
-      list.assign(regions.begin(), regions.end());
-      for (const Region& r : list) total += r.bytes;
-      if (total >= kFrom) {
-        thread_ = std::thread([list = std::move(list)] { populate(list); });
-        return;
-      }
-    } catch (const std::exception&) {  // no thread (or no memory for the list): here and now
-    }
-    for (const Region& r : regions) populate(std::span(&r, 1));
-  }
-  BackgroundPopulate(const BackgroundPopulate&) = delete;
-  BackgroundPopulate& operator=(const BackgroundPopulate&) = delete;
-  ~BackgroundPopulate() {
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  static void populate(std::span<const Region> regions) noexcept {
-    constexpr std::size_t kSteps = 64;
-    for (std::size_t step = 0; step < kSteps; ++step) {
-      for (const Region& r : regions) {
-        const auto* first = static_cast<const std::byte*>(r.first);
-        populate_pages(first + r.bytes * step / kSteps, first + r.bytes * (step + 1) / kSteps);
-      }
-    }
-  }
-  std::thread thread_;
-};
 
 template <typename T>
 class MappedArray {

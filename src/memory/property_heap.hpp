@@ -43,8 +43,6 @@ class PropertyHeap {
   PropertyHandle extend(std::uint64_t words);
   /// See MappedArray::prefer_huge_pages.
   void prefer_huge_pages() noexcept { words_.prefer_huge_pages(); }
-  /// The words from h on, for bringing them into memory.
-  [[nodiscard]] std::uint32_t* at(PropertyHandle h) noexcept { return words_.data() + h; }
   /// Drops the words from `end` on (room extend() gave that nothing uses) and gives back their
   /// pages.
   void shrink(PropertyHandle end) noexcept {

@@ -368,19 +368,15 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
   PropertyHandle next2 = end1;
   std::size_t stop1 = split;
   std::size_t stop2 = runs.size();
-  {
-    // The memory they write comes in on another core meanwhile.
-    const BackgroundPopulate populate({{store.edges.data(), edge_slots * sizeof(EdgeSlot)},
-                                       {store.edge_properties.at(base), room1 * 4},
-                                       {store.edge_properties.at(next2), room2 * 4}});
-    auto first_half = [&] { stop1 = decode_runs(0, split, into_room(next1, end1)); };
-    auto second_half = [&] { stop2 = decode_runs(split, runs.size(), into_room(next2, end2)); };
-    if (edge_bytes >= kParallelEdgeBytes) {
-      run_both(first_half, second_half);
-    } else {
-      first_half();
-      second_half();
-    }
+  // No thread brings the memory in ahead: on huge pages the faults are few, and a third
+  // thread would take a core from the two that decode.
+  auto first_half = [&] { stop1 = decode_runs(0, split, into_room(next1, end1)); };
+  auto second_half = [&] { stop2 = decode_runs(split, runs.size(), into_room(next2, end2)); };
+  if (edge_bytes >= kParallelEdgeBytes) {
+    run_both(first_half, second_half);
+  } else {
+    first_half();
+    second_half();
   }
   // What did not fit its room, appended; the first half's unused room stays a gap of pages
   // never touched.
