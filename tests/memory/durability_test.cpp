@@ -224,6 +224,35 @@ TEST(Durability, DamageInAnEarlierLogRecordRefusesToOpenNamingFileAndOffset) {
   EXPECT_EQ(describe(g), before_damage);
 }
 
+/// The data directory's snapshot file (empty when there is none).
+fs::path the_snapshot(const fs::path& dir) {
+  fs::path snapshot;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() == ".snap") snapshot = entry.path();
+  }
+  return snapshot;
+}
+
+/// Opening a copy of `dir` with the byte at `offset` of its snapshot flipped fails with a
+/// StorageError naming the snapshot and an offset at most `offset` and less than `within`
+/// before it.
+void expect_refused_naming_damage(const fs::path& dir, const fs::path& snapshot, std::uintmax_t offset,
+                                  std::uintmax_t within) {
+  TempDir copy;
+  fs::copy(dir, copy.path());
+  fs::remove(copy.path() / "LOCK");
+  flip(copy.path() / snapshot.filename(), offset);
+  try {
+    MemoryGraph g(durable(copy.path()));
+    FAIL() << "opened a damaged snapshot (byte " << offset << ")";
+  } catch (const StorageError& e) {
+    EXPECT_EQ(fs::path(e.file()).filename(), snapshot.filename());
+    ASSERT_TRUE(e.offset());
+    EXPECT_LE(*e.offset(), offset);
+    EXPECT_GT(*e.offset() + within, offset) << e.what();
+  }
+}
+
 TEST(Durability, DamageInTheSnapshotRefusesToOpenNamingFileAndOffset) {
   TempDir dir;
   {
@@ -231,24 +260,10 @@ TEST(Durability, DamageInTheSnapshotRefusesToOpenNamingFileAndOffset) {
     for (int i = 0; i < 100; ++i) g.create_vertex("Person", {{"i", i}});
     g.checkpoint();
   }
-  fs::path snapshot;
-  for (const auto& entry : fs::directory_iterator(dir.path())) {
-    if (entry.path().extension() == ".snap") snapshot = entry.path();
-  }
+  const fs::path snapshot = the_snapshot(dir.path());
   ASSERT_FALSE(snapshot.empty());
   for (std::uintmax_t offset : {std::uintmax_t{10}, fs::file_size(snapshot) / 2, fs::file_size(snapshot) - 3}) {
-    TempDir copy;
-    fs::copy(dir.path(), copy.path());
-    fs::remove(copy.path() / "LOCK");
-    flip(copy.path() / snapshot.filename(), offset);
-    try {
-      MemoryGraph g(durable(copy.path()));
-      FAIL() << "opened a damaged snapshot (byte " << offset << ")";
-    } catch (const StorageError& e) {
-      EXPECT_EQ(fs::path(e.file()).filename(), snapshot.filename());
-      ASSERT_TRUE(e.offset());
-      EXPECT_LE(*e.offset(), offset);
-    }
+    expect_refused_naming_damage(dir.path(), snapshot, offset, fs::file_size(snapshot));
   }
 }
 
@@ -310,27 +325,13 @@ TEST(Durability, DamageInAnEdgeBlockRefusesToOpenNamingFileAndOffset) {
     add_many_edges(g, 60000);
     g.checkpoint();
   }
-  fs::path snapshot;
-  for (const auto& entry : fs::directory_iterator(dir.path())) {
-    if (entry.path().extension() == ".snap") snapshot = entry.path();
-  }
+  const fs::path snapshot = the_snapshot(dir.path());
   ASSERT_FALSE(snapshot.empty());
   const auto size = fs::file_size(snapshot);
-  // Edge blocks fill most of the file: damage in the first half of them, the second, the last.
+  // Edge blocks fill most of the file: damage in the first half of them, the second, the last;
+  // the error names the damaged block (under 1 MiB each), not a later one.
   for (std::uintmax_t offset : {size / 3, size / 2, size * 2 / 3, size * 9 / 10}) {
-    TempDir copy;
-    fs::copy(dir.path(), copy.path());
-    fs::remove(copy.path() / "LOCK");
-    flip(copy.path() / snapshot.filename(), offset);
-    try {
-      MemoryGraph g(durable(copy.path()));
-      FAIL() << "opened a damaged snapshot (byte " << offset << ")";
-    } catch (const StorageError& e) {
-      EXPECT_EQ(fs::path(e.file()).filename(), snapshot.filename());
-      ASSERT_TRUE(e.offset());
-      EXPECT_LE(*e.offset(), offset);
-      EXPECT_GT(*e.offset() + (std::uintmax_t{1} << 20), offset) << e.what();  // at the damaged block
-    }
+    expect_refused_naming_damage(dir.path(), snapshot, offset, std::uintmax_t{1} << 20);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -156,6 +157,16 @@ struct EdgeRun {
   std::uint64_t count = UINT64_MAX;
 };
 
+/// A vertex or edge block's run of slots, {first, count}: it must start at `expected` and end
+/// by `slots`.
+std::pair<std::uint64_t, std::uint64_t> read_run(ByteReader& in, std::uint64_t expected, std::uint64_t slots) {
+  const std::size_t at = in.offset();
+  const auto first = in.varint();
+  const auto count = in.varint();
+  if (first != expected || count > slots - first) throw DecodeError{at, "slot run out of order or past the end"};
+  return {first, count};
+}
+
 /// Thrown when a part of the heap set aside for a run of edge blocks is full.
 struct RoomFull {};
 
@@ -267,12 +278,7 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
   for (const auto& b : blocks) {
     if (b.kind != BlockKind::vertices) continue;
     decode(b, [&](ByteReader& in) {
-      const std::size_t at = in.offset();
-      const auto first = in.varint();
-      const auto count = in.varint();
-      if (first != next_vertex || count > vertex_slots - first) {
-        throw DecodeError{at, "slot run out of order or past the end"};
-      }
+      const auto [first, count] = read_run(in, next_vertex, vertex_slots);
       for (std::uint64_t i = 0; i < count; ++i) {
         auto& rec = store.vertices.emplace_back();
         if (in.u8() == 0) continue;  // dead: the default record
@@ -316,12 +322,7 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
       const std::uint64_t expected = r == 0 ? 0 : runs[r - 1].first + runs[r - 1].count;
       try {
         decode(b, [&](ByteReader& in) {
-          const std::size_t at = in.offset();
-          const auto first = in.varint();
-          const auto count = in.varint();
-          if (first != expected || count > edge_slots - first) {
-            throw DecodeError{at, "slot run out of order or past the end"};
-          }
+          const auto [first, count] = read_run(in, expected, edge_slots);
           for (std::uint64_t i = 0; i < count; ++i) {
             if (in.u8() == 0) {  // dead
               store.edges[first + i] = EdgeSlot{};
