@@ -33,10 +33,7 @@ PropertyHandle PropertyHeap::store(std::span<const std::byte> encoding) {
 PropertyHandle PropertyHeap::append(std::span<const std::byte> encoding) {
   if (encoding.empty()) return 0;
   if (encoding.size() > std::numeric_limits<std::uint32_t>::max() / 2) throw std::bad_alloc();
-  const std::uint32_t words = class_words(encoding.size());
-  if (words_.size() + words > std::numeric_limits<std::uint32_t>::max()) throw std::bad_alloc();
-  const auto h = static_cast<PropertyHandle>(words_.size());
-  words_.resize(words_.size() + words);  // zero words: no page is read or brought in ahead
+  const PropertyHandle h = extend(class_words(encoding.size()));
   write(h, encoding);
   return h;
 }
