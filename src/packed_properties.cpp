@@ -2,7 +2,9 @@
 
 #include "properties_rep.hpp"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <utility>
 #include <vector>
@@ -10,6 +12,19 @@
 namespace propgraph::detail {
 
 namespace {
+
+/// The type byte of a double kept as the float that holds it exactly (see the top of
+/// packed_properties.hpp); it reads back as ValueType::real.
+constexpr std::uint8_t kRealAsFloat = 6;
+
+/// The float that holds d exactly (the same bits back), if there is one.
+std::optional<float> exact_float(double d) noexcept {
+  if (!std::isnan(d) && !std::isinf(d) && !(std::fabs(d) <= std::numeric_limits<float>::max())) return std::nullopt;
+  const auto f = static_cast<float>(d);
+  const auto back = static_cast<double>(f);
+  if (std::memcmp(&back, &d, sizeof d) != 0) return std::nullopt;
+  return f;
+}
 
 // -- writing --------------------------------------------------------------------------------
 
@@ -29,6 +44,18 @@ void put_raw(std::string& out, T v) {
 }
 
 void put_value(std::string& out, const Value& value, bool canonical) {
+  if (value.type() == ValueType::real) {
+    double d = value.as_double();
+    if (canonical && d == 0.0) d = 0.0;  // -0.0 == 0.0 under Value's ==
+    if (const auto f = exact_float(d)) {
+      out.push_back(static_cast<char>(kRealAsFloat));
+      put_raw(out, *f);
+    } else {
+      out.push_back(static_cast<char>(ValueType::real));
+      put_raw(out, d);
+    }
+    return;
+  }
   out.push_back(static_cast<char>(value.type()));
   switch (value.type()) {
     case ValueType::null:
@@ -41,12 +68,8 @@ void put_value(std::string& out, const Value& value, bool canonical) {
       put_varint(out, (static_cast<std::uint64_t>(i) << 1) ^ static_cast<std::uint64_t>(i >> 63));  // zigzag
       break;
     }
-    case ValueType::real: {
-      double d = value.as_double();
-      if (canonical && d == 0.0) d = 0.0;  // -0.0 == 0.0 under Value's ==
-      put_raw(out, d);
+    case ValueType::real:  // above
       break;
-    }
     case ValueType::string:
       put_varint(out, value.as_string().size());
       out += value.as_string();
@@ -90,7 +113,12 @@ struct Reader {
   std::string_view key() noexcept { return bytes(varint()); }
 
   void skip_value() noexcept {
-    switch (static_cast<ValueType>(*p++)) {
+    const auto type = static_cast<std::uint8_t>(*p++);
+    if (type == kRealAsFloat) {
+      p += sizeof(float);
+      return;
+    }
+    switch (static_cast<ValueType>(type)) {
       case ValueType::null:
         break;
       case ValueType::boolean:
@@ -112,7 +140,9 @@ struct Reader {
   }
 
   Value value() {
-    switch (static_cast<ValueType>(*p++)) {
+    const auto type = static_cast<std::uint8_t>(*p++);
+    if (type == kRealAsFloat) return Value(static_cast<double>(raw<float>()));
+    switch (static_cast<ValueType>(type)) {
       case ValueType::null:
         return Value();
       case ValueType::boolean:
@@ -135,6 +165,11 @@ struct Reader {
   /// Typed equality of the encoded value at p with `want` (doubles compare with ==, so NaN
   /// equals nothing); advances past the encoded value either way.
   bool equals(const Value& want) noexcept {
+    if (static_cast<std::uint8_t>(*p) == kRealAsFloat) {
+      ++p;
+      const auto d = static_cast<double>(raw<float>());
+      return want.type() == ValueType::real && d == *want.get_if<double>();
+    }
     const auto type = static_cast<ValueType>(*p);
     if (type != want.type()) {
       skip_value();
@@ -333,6 +368,10 @@ class Validator {
       first = false;
       if (p_ == end_) return false;
       const auto type = static_cast<std::uint8_t>(*p_++);
+      if (type == kRealAsFloat) {
+        if (!skip(sizeof(float))) return false;
+        continue;
+      }
       std::uint64_t n;
       switch (static_cast<ValueType>(type)) {
         case ValueType::null:

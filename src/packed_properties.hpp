@@ -4,12 +4,15 @@
 // else in one heap block. MemoryGraph keeps every element's properties packed; a returned
 // element gets a Properties holding a copy of the bytes, decoded only if the caller reads it.
 //
-// Encoding (host byte order; never leaves the process):
+// Encoding (host byte order; durable graphs keep it in their files, see docs/durability.md):
 //   map   := varint(count) entry*          entries in ascending key order, no nulls
 //   entry := varint(key size) key-bytes value
-//   value := type-byte payload             type-byte is the ValueType
-//   payload: null none | bool 1 byte | int zigzag varint | double 8 bytes
+//   value := type-byte payload             type-byte is the ValueType, or 6 for a double
+//                                          that a float holds exactly (the same bits back)
+//   payload: null none | bool 1 byte | int zigzag varint | double 8 bytes (6: the float's 4)
 //          | string varint(size) bytes | list varint(count) value*
+// A double takes the 4-byte form whenever it can (0.5, 2.0, 1e10: most weights and scores), as
+// CBOR's preferred serialization does; both forms read back as the same double.
 #pragma once
 
 #include <cstddef>

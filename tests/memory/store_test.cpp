@@ -1,5 +1,5 @@
 // MemoryGraph's storage pieces against simple references: label membership runs, the adjacency
-// arena, the property heap, the property index, pages given back by deleted slots and by
+// arena, the property heap, the packed property codec, the property index, pages given back by deleted slots and by
 // traversal scratch, linking a store in bulk (on one thread and on two) and edge by edge, a store
 // assigned from records and the same elements pushed one by one, populating memory behind a
 // writer's back, and the two ways breadth_first finds a level (top-down and bottom-up give the
@@ -10,6 +10,9 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -137,6 +140,60 @@ TEST(PropertyHeap, StoresBytesAndReusesFreedSpace) {
     const auto got = heap.view(handle).bytes();
     ASSERT_TRUE(std::equal(got.begin(), got.end(), b.begin(), b.end()));
   }
+}
+
+/// The bits of a double, so that -0.0 and NaN compare as stored.
+std::uint64_t bits(double d) {
+  std::uint64_t b;
+  std::memcpy(&b, &d, sizeof b);
+  return b;
+}
+
+TEST(PackedProperties, DoublesComeBackBitForBitInFourBytesWhenAFloatHoldsThem) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  const std::size_t eight = PackedProperties(Properties{{"w", 0.1}}).bytes().size();
+  // double, whether a float holds it exactly
+  const std::vector<std::pair<double, bool>> cases = {
+      {0.5, true}, {6.5, true}, {-2.0, true}, {0.0, true}, {-0.0, true}, {1e10, true}, {inf, true}, {-inf, true},
+      {std::numeric_limits<double>::quiet_NaN(), true}, {static_cast<double>(std::numeric_limits<float>::max()), true},
+      {static_cast<double>(std::numeric_limits<float>::denorm_min()), true}, {0.1, false}, {16777217.0, false},
+      {1e300, false}, {std::numeric_limits<double>::denorm_min(), false}, {std::numeric_limits<double>::min(), false},
+      {3.4028235677973366e38, false}};  // just above the largest float
+  for (const auto& [d, fits] : cases) {
+    SCOPED_TRACE(fmt::format("{} ({:#x})", d, bits(d)));
+    const PackedProperties packed(Properties{{"w", d}, {"xs", ValueList{Value(d), Value(1)}}});
+    const Value back = packed.get("w");
+    ASSERT_EQ(back.type(), ValueType::real);
+    EXPECT_EQ(bits(back.as_double()), bits(d));
+    EXPECT_EQ(bits(packed.unpack().at("xs").as_list()[0].as_double()), bits(d));
+    EXPECT_EQ(PackedProperties(Properties{{"w", d}}).bytes().size(), fits ? eight - 4 : eight);
+    EXPECT_TRUE(PackedProperties::well_formed(packed.bytes()));
+    // Typed equality as before: the same double matches (NaN matches nothing), an int never does.
+    EXPECT_EQ(packed.matches(Properties{{"w", d}}), !std::isnan(d));
+    EXPECT_EQ(packed.matches(Properties{{"xs", ValueList{Value(d), Value(1)}}}), !std::isnan(d));
+    if (d == 2.0 || d == 0.5) EXPECT_FALSE(packed.matches(Properties{{"w", static_cast<std::int64_t>(d)}}));
+    EXPECT_EQ(packed.index_key("w"), PackedProperties::value_key(Value(d)));
+  }
+  EXPECT_EQ(PackedProperties::value_key(Value(-0.0)), PackedProperties::value_key(Value(0.0)));
+  EXPECT_FALSE(PackedProperties(Properties{{"w", 2.0}}).matches(Properties{{"w", std::int64_t{2}}}));
+}
+
+TEST(PackedProperties, EightByteDoublesOfEarlierFilesReadAsBeforeAndIndexAsNewOnes) {
+  // {"w": 0.5} as format version 1 wrote it: count, key, ValueType::real, 8 bytes.
+  std::vector<std::byte> old{std::byte{1}, std::byte{1}, std::byte{'w'}, static_cast<std::byte>(ValueType::real)};
+  const double half = 0.5;
+  old.resize(old.size() + 8);
+  std::memcpy(old.data() + 4, &half, 8);
+  const auto packed = PackedProperties::from_bytes(old);
+  ASSERT_TRUE(packed.has_value());
+  EXPECT_EQ(packed->get("w"), Value(0.5));
+  EXPECT_TRUE(packed->matches(Properties{{"w", 0.5}}));
+  EXPECT_EQ(packed->index_key("w"), PackedProperties(Properties{{"w", 0.5}}).index_key("w"));
+  EXPECT_EQ(packed->unpack(), (Properties{{"w", 0.5}}));
+  // A 4-byte double cut short is refused.
+  auto fresh = PackedProperties(Properties{{"w", 0.5}}).bytes();
+  std::vector<std::byte> cut(fresh.begin(), fresh.end() - 1);
+  EXPECT_FALSE(PackedProperties::well_formed(cut));
 }
 
 /// Whether the page holding p is in memory.

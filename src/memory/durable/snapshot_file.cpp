@@ -20,7 +20,10 @@ namespace propgraph::detail::durable {
 namespace {
 
 constexpr char kMagic[8] = {'P', 'G', 'S', 'N', 'A', 'P', '0', '1'};
-constexpr std::uint32_t kVersion = 1;
+// Version 2 property maps may hold 4-byte doubles (packed_properties.hpp); this build reads
+// versions 1 and 2 and writes 2.
+constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kOldestReadableVersion = 1;
 constexpr std::size_t kHeaderSize = 48;
 constexpr std::size_t kBlockHeaderSize = 8;
 constexpr std::size_t kWriteChunk = std::size_t{4} << 20;
@@ -198,7 +201,10 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
   const std::uint64_t vertex_slots = header.u64();
   const std::uint64_t edge_slots = header.u64();
   if (header.u64() != checksum(bytes.data(), kHeaderSize - 8)) throw damaged(0, "header checksum mismatch");
-  if (version != kVersion) throw damaged(8, fmt::format("format version {} (this build reads {})", version, kVersion));
+  if (version < kOldestReadableVersion || version > kVersion) {
+    throw damaged(8, fmt::format("format version {} (this build reads {} to {})", version, kOldestReadableVersion,
+                                 kVersion));
+  }
   if (vertex_slots >= kNoSlot || edge_slots >= kNoSlot) throw damaged(24, "slot counts out of range");
 
   // Pass 1: every block whole, in file order; checksums of all but edge blocks (theirs are

@@ -15,13 +15,16 @@ namespace propgraph::detail::durable {
 namespace {
 
 constexpr char kMagic[8] = {'P', 'G', 'W', 'A', 'L', '0', '0', '1'};
-constexpr std::uint32_t kVersion = 1;
+// Version 2 property maps may hold 4-byte doubles (packed_properties.hpp); this build reads
+// segments of versions 1 and 2 and writes 2.
+constexpr std::uint32_t kVersion = 2;
+constexpr std::uint32_t kOldestReadableVersion = 1;
 
-std::string segment_header(std::uint64_t first_lsn) {
+std::string segment_header(std::uint64_t first_lsn, std::uint32_t version = kVersion) {
   std::string out;
   ByteWriter w(out);
   out.append(kMagic, sizeof kMagic);
-  w.u32(kVersion);
+  w.u32(version);
   w.u32(0);
   w.u64(first_lsn);
   w.u64(checksum(out.data(), out.size()));
@@ -349,8 +352,11 @@ WalScan scan_wal(const DataDir& dir, std::uint64_t from_lsn, RecoveryMode mode,
       continue;
     }
     {
-      const std::string expected = segment_header(first_lsn);
-      if (std::memcmp(bytes.data(), expected.data(), kSegmentHeaderSize) != 0) {
+      bool known = false;
+      for (auto version = kOldestReadableVersion; version <= kVersion && !known; ++version) {
+        known = std::memcmp(bytes.data(), segment_header(first_lsn, version).data(), kSegmentHeaderSize) == 0;
+      }
+      if (!known) {
         damaged(0, "bad segment header");
         continue;
       }
