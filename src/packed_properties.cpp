@@ -17,9 +17,12 @@ namespace {
 /// packed_properties.hpp); it reads back as ValueType::real.
 constexpr std::uint8_t kRealAsFloat = 6;
 
-/// The float that holds d exactly (the same bits back), if there is one.
+/// The float that holds d exactly (the same bits back), if there is one. Not a subnormal one:
+/// a thread that treats subnormals as zero (DAZ, as -ffast-math code sets) would read it back
+/// as 0.
 std::optional<float> exact_float(double d) noexcept {
   if (!std::isnan(d) && !std::isinf(d) && !(std::fabs(d) <= std::numeric_limits<float>::max())) return std::nullopt;
+  if (d != 0.0 && std::fabs(d) < std::numeric_limits<float>::min()) return std::nullopt;
   const auto f = static_cast<float>(d);
   const auto back = static_cast<double>(f);
   if (std::memcmp(&back, &d, sizeof d) != 0) return std::nullopt;

@@ -11,8 +11,9 @@
 //                                          that a float holds exactly (the same bits back)
 //   payload: null none | bool 1 byte | int zigzag varint | double 8 bytes (6: the float's 4)
 //          | string varint(size) bytes | list varint(count) value*
-// A double takes the 4-byte form whenever it can (0.5, 2.0, 1e10: most weights and scores), as
-// CBOR's preferred serialization does; both forms read back as the same double.
+// A double takes the 4-byte form whenever a normal float (or 0, inf, NaN) holds it exactly
+// (0.5, 2.0, 1e10: most weights and scores), as CBOR's preferred serialization does; both forms
+// read back as the same double.
 #pragma once
 
 #include <cstddef>
