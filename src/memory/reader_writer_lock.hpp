@@ -99,13 +99,20 @@ class ReaderWriterLock {
   /// Spins until done() or spin_budget has passed; whether done(). Unlike spin_until()
   /// (fiber/spin.hpp) it never yields between looks: a yield is a system call, the very cost
   /// this lock's waits avoid.
+  ///
+  /// It looks less often the longer it waits (1, 2, 4, ... up to kMaxPauses pauses between
+  /// looks): each look pulls the other side's cache line over, so that side's next write to it
+  /// (a reader leaving, the writer lowering its flag) becomes a miss; looking back to back
+  /// made every call of a lone reader beside a committing writer pay two such misses.
   template <class Done>
   static bool pause_until(Done&& done) noexcept {
     std::chrono::steady_clock::time_point end{};
+    unsigned pauses = 1;
     for (unsigned i = 1;; ++i) {
       if (done()) return true;
-      spin_pause();
-      if (i % 64 == 0) {
+      for (unsigned k = 0; k < pauses; ++k) spin_pause();
+      pauses = std::min(2 * pauses, kMaxPauses);
+      if (i % 8 == 0) {
         const auto now = std::chrono::steady_clock::now();
         if (end == std::chrono::steady_clock::time_point{}) {
           end = now + spin_budget;
@@ -115,6 +122,8 @@ class ReaderWriterLock {
       }
     }
   }
+
+  static constexpr unsigned kMaxPauses = 16;
 
   const std::size_t count_;
   std::unique_ptr<Slot[]> slots_;
