@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -35,7 +36,7 @@ class ReaderWriterLock {
   static constexpr std::chrono::microseconds spin_budget{20};
 
   ReaderWriterLock()
-      : count_(std::clamp<std::size_t>(2 * std::max(1u, std::thread::hardware_concurrency()), 4, 64)),
+      : count_(std::bit_ceil(std::clamp<std::size_t>(2 * std::max(1u, std::thread::hardware_concurrency()), 4, 64))),
         slots_(std::make_unique<Slot[]>(count_)),
         max_spinners_(std::max(1u, std::thread::hardware_concurrency()) - 1) {}
 
@@ -71,7 +72,7 @@ class ReaderWriterLock {
   Slot& mine() const noexcept {
     static std::atomic<std::size_t> next{0};
     thread_local const std::size_t index = next.fetch_add(1, std::memory_order_relaxed);
-    return slots_[index % count_];
+    return slots_[index & (count_ - 1)];  // a power of two: no division on every call
   }
   void release(Slot& slot) noexcept {
     // seq_cst here and in drain(): either the writer sees this slot drained, or this reader sees

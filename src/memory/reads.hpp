@@ -27,14 +27,14 @@ template <typename View>
 std::optional<Vertex> find_vertex_by_id(const View& g, std::string_view label, const ElementId& id) {
   const Slot v = vertex_slot(g, label, id);
   if (v == kNoSlot) return std::nullopt;
-  return Vertex{id, std::string(label), g.vertex_properties(v).unpack()};
+  return std::optional<Vertex>(std::in_place, id, std::string(label), g.vertex_properties(v).unpack());
 }
 
 template <typename View>
 std::optional<Vertex> find_vertex(const View& g, const ElementId& id) {
   const Slot v = vertex_slot(g, id);
   if (v == kNoSlot) return std::nullopt;
-  return Vertex{id, g.labels().name(g.vertex_label(v)), g.vertex_properties(v).unpack()};
+  return std::optional<Vertex>(std::in_place, id, g.labels().name(g.vertex_label(v)), g.vertex_properties(v).unpack());
 }
 
 template <typename View>

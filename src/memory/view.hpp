@@ -245,16 +245,20 @@ template <typename View>
   Slot e = parse_id(g.id_prefix(), id, ElementKind::edge, g.edge_slots());
   return e != kNoSlot && g.edge_alive(e) ? e : kNoSlot;
 }
+/// name == label, without string_view::compare's ordering work (a call per lookup by id).
+[[nodiscard]] inline bool same_label(const std::string& name, std::string_view label) noexcept {
+  return name.size() == label.size() && std::memcmp(name.data(), label.data(), label.size()) == 0;
+}
 /// The live vertex an id names if it has this label, else kNoSlot.
 template <typename View>
 [[nodiscard]] Slot vertex_slot(const View& g, std::string_view label, const ElementId& id) {
   Slot v = vertex_slot(g, id);
-  return v != kNoSlot && g.labels().name(g.vertex_label(v)) == label ? v : kNoSlot;
+  return v != kNoSlot && same_label(g.labels().name(g.vertex_label(v)), label) ? v : kNoSlot;
 }
 template <typename View>
 [[nodiscard]] Slot edge_slot(const View& g, std::string_view label, const ElementId& id) {
   Slot e = edge_slot(g, id);
-  return e != kNoSlot && g.labels().name(g.edge_label(e)) == label ? e : kNoSlot;
+  return e != kNoSlot && same_label(g.labels().name(g.edge_label(e)), label) ? e : kNoSlot;
 }
 
 /// The smallest slot whose id sorts after `after` (0 without one). Ids of one kind of a graph
