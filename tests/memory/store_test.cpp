@@ -172,7 +172,9 @@ TEST(PackedProperties, DoublesComeBackBitForBitInFourBytesWhenAFloatHoldsThem) {
     // Typed equality as before: the same double matches (NaN matches nothing), an int never does.
     EXPECT_EQ(packed.matches(Properties{{"w", d}}), !std::isnan(d));
     EXPECT_EQ(packed.matches(Properties{{"xs", ValueList{Value(d), Value(1)}}}), !std::isnan(d));
-    if (d == 2.0 || d == 0.5) EXPECT_FALSE(packed.matches(Properties{{"w", static_cast<std::int64_t>(d)}}));
+    if (d == 2.0 || d == 0.5) {
+      EXPECT_FALSE(packed.matches(Properties{{"w", static_cast<std::int64_t>(d)}}));
+    }
     EXPECT_EQ(packed.index_key("w"), PackedProperties::value_key(Value(d)));
   }
   EXPECT_EQ(PackedProperties::value_key(Value(-0.0)), PackedProperties::value_key(Value(0.0)));
@@ -192,8 +194,8 @@ TEST(PackedProperties, EightByteDoublesOfEarlierFilesReadAsBeforeAndIndexAsNewOn
   EXPECT_EQ(packed->index_key("w"), PackedProperties(Properties{{"w", 0.5}}).index_key("w"));
   EXPECT_EQ(packed->unpack(), (Properties{{"w", 0.5}}));
   // A 4-byte double cut short is refused.
-  auto fresh = PackedProperties(Properties{{"w", 0.5}}).bytes();
-  std::vector<std::byte> cut(fresh.begin(), fresh.end() - 1);
+  const PackedProperties fresh(Properties{{"w", 0.5}});
+  std::vector<std::byte> cut(fresh.bytes().begin(), fresh.bytes().end() - 1);
   EXPECT_FALSE(PackedProperties::well_formed(cut));
 }
 
