@@ -23,7 +23,7 @@ struct MemoryGraphFactory {
 
 /// The graph a DurableMemoryGraph forwards to, constructed before its GraphDecorator base.
 struct DurableGraphHolder {
-  explicit DurableGraphHolder(const fs::path& dir) : dir(dir) {
+  explicit DurableGraphHolder(const fs::path& where) : dir(where) {
     fs::remove_all(dir);
     graph = std::make_unique<propgraph::MemoryGraph>(propgraph::MemoryOptions{.data_dir = dir});
   }
@@ -35,7 +35,7 @@ struct DurableGraphHolder {
 /// must be what the in-memory graph gives, with the log written (and synced) underneath.
 class DurableMemoryGraph final : private DurableGraphHolder, public propgraph::GraphDecorator {
  public:
-  explicit DurableMemoryGraph(const fs::path& dir) : DurableGraphHolder(dir), GraphDecorator(*graph) {}
+  explicit DurableMemoryGraph(const fs::path& where) : DurableGraphHolder(where), GraphDecorator(*graph) {}
   ~DurableMemoryGraph() override {
     graph.reset();
     fs::remove_all(dir);

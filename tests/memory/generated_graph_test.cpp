@@ -3,6 +3,7 @@
 // strong component sets, page_rank scores. Each comparison runs on a graph loaded in bulk
 // (its adjacency laid out at once, in vertex order) and on the same graph grown edge by edge
 // (lists appended to and moved as they grow); both hold the same lists.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <boost/graph/breadth_first_search.hpp>
@@ -206,6 +207,18 @@ TEST(GeneratedGraphs, ComponentsEqualBoost) {
     ASSERT_EQ(weak, f.raw_components(true));
     ASSERT_EQ(f.our_components(false), f.raw_components(false));
   });
+}
+
+TEST(GeneratedGraphs, WeakComponentsEqualBoostFromBelowToAboveTheGiantComponent) {
+  // Below about one edge per two vertices there is no giant component; above it one holds most
+  // vertices and the search skips it, so edges into and out of it from outside must still join.
+  for (const std::size_t edges : {600u, 1500u, 2200u, 4000u, 9000u}) {
+    for (const std::uint64_t seed : {1u, 2u}) {
+      SCOPED_TRACE(fmt::format("{} edges, seed {}", edges, seed));
+      Fixture f(generate::random_graph(3000, edges, seed), generate::LoadOptions{}.batch);
+      ASSERT_EQ(f.our_components(true), f.raw_components(true));
+    }
+  }
 }
 
 TEST(GeneratedGraphs, PageRankEqualsBoostWithin1e9) {
