@@ -75,11 +75,24 @@ class DenseIndex {
   std::size_t mask_ = 15;
 };
 
+/// Sources per block of the blocked pull: 2^17 shares of 8 bytes, a megabyte, stay in a core's
+/// L2 cache.
+constexpr unsigned kBlockBits = 17;
+
+/// An in-edge of the blocked pull: share[source] goes to next[target].
+struct Pull {
+  std::uint32_t target;
+  std::uint32_t source;
+};
+
 struct PageRankScratch {
   std::vector<Slot> members;
   DenseIndex dense;
-  std::vector<std::uint32_t> offsets;  // in-edges of dense vertex i: sources[offsets[i] .. offsets[i + 1])
+  // Graphs of one block: the in-edges of dense vertex i are sources[offsets[i] .. offsets[i + 1]).
+  std::vector<std::uint32_t> offsets;
   std::vector<std::uint32_t> sources;
+  // Larger graphs: the in-edges grouped by the block of their source, by target within a block.
+  std::vector<Pull> pulls;
   std::vector<std::uint32_t> out_degree;
   std::vector<double> rank;
   std::vector<double> next;
@@ -115,9 +128,10 @@ std::vector<PageRankScore> page_rank(const View& g, const PageRankOptions& optio
   // thread: repeated calls on small graphs then allocate nothing but the result.
   DeadlineTicker ticker("page_rank");
   thread_local PageRankScratch scratch_buffers;
-  auto& [members, dense, offsets, sources, out_degree, rank, next, share, order] = scratch_buffers;
+  auto& [members, dense, offsets, sources, pulls, out_degree, rank, next, share, order] = scratch_buffers;
   members.clear();
   sources.clear();
+  pulls.clear();
   if (f.vertex_label == kUnknownLabel) return {};
   for (Slot v = 0; v < g.vertex_slots(); ++v) {
     ticker.tick();
@@ -126,24 +140,45 @@ std::vector<PageRankScore> page_rank(const View& g, const PageRankOptions& optio
   const std::size_t n = members.size();
   if (n == 0) return {};
   dense.build(members, g.vertex_slots());
-  offsets.assign(n + 1, 0);
   out_degree.assign(n, 0);
+  // Each iteration pulls every in-edge's share. Over a graph larger than one block, reading the
+  // shares at random would wait on main memory for nearly every edge; pulling the edges of one
+  // block of sources at a time keeps the shares read in cache, and the targets ascend within
+  // a block, so next[] streams.
+  const std::size_t blocks = (n + (std::size_t{1} << kBlockBits) - 1) >> kBlockBits;
   // In-edges whose source participates too (the filter's vertex label holds for both ends).
   const EdgeFilter in_filter{Direction::in, f.edge_label, f.vertex_label};
   g.with_adjacency([&](const auto& adj) {
-    std::size_t entries = 0;
-    for (Slot v : members) entries += adj.in(v).size();
-    sources.reserve(entries);
-    for (std::uint32_t i = 0; i < n; ++i) {
-      ticker.tick();
-      if (i + kPayloadAhead < n) adj.prefetch_in(members[i + kPayloadAhead]);
-      for_each_adjacent(g, adj, members[i], in_filter, [&](const AdjEntry& a) {
-        const std::uint32_t u = dense[a.other];
-        sources.push_back(u);
-        ++out_degree[u];
-      });
-      offsets[i + 1] = static_cast<std::uint32_t>(sources.size());
+    // fn(target, source) for each in-edge, targets ascending; done(target) after each target.
+    auto each_in_edge = [&](auto&& fn, auto&& done) {
+      for (std::uint32_t i = 0; i < n; ++i) {
+        ticker.tick();
+        if (i + kPayloadAhead < n) adj.prefetch_in(members[i + kPayloadAhead]);
+        for_each_adjacent(g, adj, members[i], in_filter, [&](const AdjEntry& a) { fn(i, dense[a.other]); });
+        done(i);
+      }
+    };
+    auto nothing = [](std::uint32_t) {};
+    if (blocks <= 1) {
+      offsets.assign(n + 1, 0);
+      each_in_edge(
+          [&](std::uint32_t, std::uint32_t u) {
+            sources.push_back(u);
+            ++out_degree[u];
+          },
+          [&](std::uint32_t i) { offsets[i + 1] = static_cast<std::uint32_t>(sources.size()); });
+      return;
     }
+    std::vector<std::size_t> cursor(blocks + 1, 0);  // counts, then where each block's next pull goes
+    each_in_edge(
+        [&](std::uint32_t, std::uint32_t u) {
+          ++cursor[(u >> kBlockBits) + 1];
+          ++out_degree[u];
+        },
+        nothing);
+    for (std::size_t b = 0; b < blocks; ++b) cursor[b + 1] += cursor[b];
+    pulls.resize(cursor[blocks]);
+    each_in_edge([&](std::uint32_t i, std::uint32_t u) { pulls[cursor[u >> kBlockBits]++] = {i, u}; }, nothing);
   });
   const double d = options.damping;
   const double inv_n = 1.0 / static_cast<double>(n);
@@ -162,12 +197,24 @@ std::vector<PageRankScore> page_rank(const View& g, const PageRankOptions& optio
     }
     const double base = (1.0 - d) * inv_n + d * dangling * inv_n;
     double change = 0.0;
-    for (std::uint32_t i = 0; i < n; ++i) {
-      ticker.tick();
-      double sum = 0.0;
-      for (std::uint32_t k = offsets[i]; k < offsets[i + 1]; ++k) sum += share[sources[k]];
-      next[i] = base + sum;
-      change += std::abs(next[i] - rank[i]);
+    if (blocks <= 1) {
+      for (std::uint32_t i = 0; i < n; ++i) {
+        ticker.tick();
+        double sum = 0.0;
+        for (std::uint32_t k = offsets[i]; k < offsets[i + 1]; ++k) sum += share[sources[k]];
+        next[i] = base + sum;
+        change += std::abs(next[i] - rank[i]);
+      }
+    } else {
+      std::fill(next.begin(), next.end(), base);
+      constexpr std::size_t kChunk = 1 << 16;  // pulls between deadline checks
+      for (std::size_t at = 0; at < pulls.size(); at += kChunk) {
+        ticker.check();
+        const Pull* p = pulls.data() + at;
+        const Pull* const end = pulls.data() + std::min(pulls.size(), at + kChunk);
+        for (; p != end; ++p) next[p->target] += share[p->source];
+      }
+      for (std::uint32_t i = 0; i < n; ++i) change += std::abs(next[i] - rank[i]);
     }
     rank.swap(next);
     if (change < options.tolerance) break;
