@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "memory/algorithms.hpp"
 #include "propgraph/errors.hpp"
 
@@ -98,7 +100,7 @@ std::vector<Edge> incident_edges(const View& g, const ElementId& vertex, const E
     };
     auto o = start(out);
     auto i = start(in);
-    std::vector<Slot> slots;  // first the edges, then their records (prefetched)
+    boost::container::small_vector<Slot, 32> slots;  // first the edges, then their records (prefetched)
     const auto listed = static_cast<std::size_t>((out.end() - o) + (in.end() - i));
     slots.reserve(query.page.limit == 0 ? listed : std::min(listed, query.page.limit));
     while (o != out.end() || i != in.end()) {
