@@ -473,6 +473,14 @@ template <typename View>
               g.edge_properties(e).unpack()};
 }
 
+/// Appends the edge constructed in place (saves a move per result element).
+template <typename View>
+void emplace_edge(const View& g, std::vector<Edge>& out, Slot e) {
+  out.emplace_back(make_id(g, ElementKind::edge, e), g.labels().name(g.edge_label(e)),
+                   make_id(g, ElementKind::vertex, g.edge_from(e)), make_id(g, ElementKind::vertex, g.edge_to(e)),
+                   g.edge_properties(e).unpack());
+}
+
 /// Edges of the given slots in order, fetching records and property bytes a few steps ahead
 /// (an incident edge list points all over the edge table).
 template <typename View>
@@ -482,11 +490,7 @@ template <typename View>
   for (std::size_t i = 0; i < n; ++i) {
     prefetch_step(
         slots, i, n, [&](Slot e) { g.prefetch_edge(e); }, [&](Slot e) { g.prefetch_edge_payload(e); });
-    const Slot e = slots[i];
-    // Built in place of the result, as emplace_vertex does (a move per edge saved).
-    result.emplace_back(make_id(g, ElementKind::edge, e), g.labels().name(g.edge_label(e)),
-                        make_id(g, ElementKind::vertex, g.edge_from(e)), make_id(g, ElementKind::vertex, g.edge_to(e)),
-                        g.edge_properties(e).unpack());
+    emplace_edge(g, result, slots[i]);
   }
   return result;
 }
@@ -520,8 +524,8 @@ template <typename View, typename VIt, typename EIt>
   Path p;
   p.vertices.reserve(static_cast<std::size_t>(std::distance(vb, ve)));
   p.edges.reserve(static_cast<std::size_t>(std::distance(eb, ee)));
-  for (; vb != ve; ++vb) p.vertices.push_back(make_vertex(g, *vb));
-  for (; eb != ee; ++eb) p.edges.push_back(make_edge(g, *eb));
+  for (; vb != ve; ++vb) emplace_vertex(g, p.vertices, *vb);
+  for (; eb != ee; ++eb) emplace_edge(g, p.edges, *eb);
   return p;
 }
 
