@@ -4,7 +4,9 @@
 #include <charconv>
 #include <functional>
 #include <initializer_list>
+#include <iterator>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -40,9 +42,21 @@ const std::string kSavepoint = "SAVEPOINT propgraph_call";
 const std::string kReleaseSavepoint = "RELEASE SAVEPOINT propgraph_call";
 const std::string kRollbackToSavepoint = "ROLLBACK TO SAVEPOINT propgraph_call";
 
+/// A bulk edge load in rebuild mode (PostgresOptions::bulk_rebuild_min_edges): both tables
+/// locked, the edges' foreign keys and plain indexes dropped until finish_edge_rebuild.
+struct EdgeRebuild {
+  bool active = false;
+  bool foreign_keys = false;                   // both keys were dropped, to add again
+  std::vector<std::string> index_definitions;  // of the dropped indexes, to run again
+  // Vertex rows found to exist, ascending. The lock keeps other transactions from deleting
+  // them, and any call of this one that could (all but the bulk writes) ends the mode first.
+  std::vector<std::int64_t> existing;
+};
+
 /// A transaction's connection, as its calls see it.
 struct Pinned {
   Connection* connection = nullptr;
+  EdgeRebuild edge_rebuild;     // a bulk edge load of the transaction's, rebuilt before COMMIT
   bool wrote = false;           // a write ran: commit() records the WAL position for the standbys' routing
   bool savepoint_open = false;  // the last call's savepoint, released with the next call's first statement
   int calls = 0;                // calls running (a call may make another)
@@ -52,6 +66,8 @@ struct Pinned {
 constexpr std::string_view kUniqueViolation = "23505";
 /// SQLSTATE of a foreign key violation: an edge's endpoint does not exist.
 constexpr std::string_view kForeignKeyViolation = "23503";
+/// SQLSTATE of a lock that NOWAIT could not take.
+constexpr std::string_view kLockNotAvailable = "55P03";
 
 Properties without_nulls(const Properties& props) {
   const bool any_null = std::any_of(props.begin(), props.end(), [](const auto& e) { return e.second.is_null(); });
@@ -673,29 +689,103 @@ struct PostgresGraph::Impl {
   /// record i. Returns the row ids, in record order.
   template <typename PutRow>
   std::vector<std::int64_t> copy_rows(Table table, std::size_t n, PutRow&& put_row) {
-    constexpr std::size_t kChunk = std::size_t{1} << 18;
+    return write_on_primary([&](Connection& c) { return atomically(c, [&] { return copy_in(c, table, n, put_row); }); });
+  }
+
+  /// copy_rows of edges (`ends`: each record's endpoint rows). A large load into a small graph
+  /// runs in rebuild mode (start_edge_rebuild), whose endpoints are checked here in one
+  /// statement; out of a transaction it is finished before COMMIT, in one at the transaction's
+  /// next call other than a bulk write or at its commit.
+  template <typename PutRow>
+  std::vector<std::int64_t> copy_edges(std::span<const NewEdge> edges,
+                                       const std::vector<std::pair<std::int64_t, std::int64_t>>& ends,
+                                       PutRow&& put_row) {
     return write_on_primary([&](Connection& c) {
       return atomically(c, [&] {
-        std::vector<std::int64_t> rows = reserve_rows(c, table, n);
-        std::size_t next = 0;
-        c.copy_in(sql->copy_from(table), [&](std::string& chunk) {
-          if (next == 0) CopyWriter::header(chunk);
-          for (; next < n && chunk.size() < kChunk; ++next) put_row(chunk, next, rows[next]);
-          if (next < n) return true;
-          CopyWriter::trailer(chunk);
-          return false;
-        });
-        return rows;
+        EdgeRebuild own;
+        EdgeRebuild& rebuild = pinned ? pinned->edge_rebuild : own;
+        const bool started = !rebuild.active && start_edge_rebuild(c, rebuild, edges.size());
+        try {
+          if (rebuild.active) check_endpoints(c, edges, ends, &rebuild.existing);
+          auto rows = copy_in(c, Table::edges, edges.size(), put_row);
+          if (!pinned) finish_edge_rebuild(c, rebuild);
+          return rows;
+        } catch (...) {
+          if (started) rebuild = {};  // the rollback (to the call's savepoint) undoes the drops
+          throw;
+        }
       });
     });
   }
 
-  /// NotFound for a bulk edge write the foreign keys refused, naming the first record with an
-  /// endpoint that does not exist ("create_edges: edges[3]: target vertex 'pg1:v9' not found").
-  /// The foreign key's check runs after the COPY's rows, so its error has no line: the
-  /// endpoints are looked up (on the primary, in a transaction on its connection).
-  [[noreturn]] void throw_missing_endpoint(const ServerError& e, std::span<const NewEdge> edges,
-                                           const std::vector<std::pair<std::int64_t, std::int64_t>>& ends) {
+  /// The COPY of copy_rows on `c`: reserves the row ids, streams the records.
+  template <typename PutRow>
+  std::vector<std::int64_t> copy_in(Connection& c, Table table, std::size_t n, PutRow&& put_row) {
+    constexpr std::size_t kChunk = std::size_t{1} << 18;
+    std::vector<std::int64_t> rows = reserve_rows(c, table, n);
+    std::size_t next = 0;
+    c.copy_in(sql->copy_from(table), [&](std::string& chunk) {
+      if (next == 0) CopyWriter::header(chunk);
+      for (; next < n && chunk.size() < kChunk; ++next) put_row(chunk, next, rows[next]);
+      if (next < n) return true;
+      CopyWriter::trailer(chunk);
+      return false;
+    });
+    return rows;
+  }
+
+  /// Enters rebuild mode for a bulk write of `n` edges on `c` (in its transaction) when
+  /// PostgresOptions::bulk_rebuild_min_edges allows it, the graph holds at most `n` edges, the
+  /// role owns the tables and no other transaction holds a lock on them: locks both tables,
+  /// drops the foreign keys and the plain indexes of edges. False, with nothing changed,
+  /// otherwise. Costs five or six round trips.
+  bool start_edge_rebuild(Connection& c, EdgeRebuild& rebuild, std::size_t n) {
+    if (options.bulk_rebuild_min_edges == 0 || n < options.bulk_rebuild_min_edges) return false;
+    const std::string count = decimal(static_cast<std::int64_t>(n));
+    Param p[] = {count.c_str()};
+    Result check = c.exec(sql->rebuild_check, p);
+    if (!check.boolean(0, 0) || check.int64(0, 1) > static_cast<std::int64_t>(n)) return false;
+    static const std::string kSave = "SAVEPOINT propgraph_rebuild";
+    static const std::string kRelease = "RELEASE SAVEPOINT propgraph_rebuild";
+    static const std::string kUndo = "ROLLBACK TO SAVEPOINT propgraph_rebuild";
+    c.exec(kSave, {}, false);
+    try {
+      c.exec(sql->lock_for_rebuild, {}, false);
+    } catch (const ServerError& e) {
+      if (e.sqlstate() != kLockNotAvailable) throw;
+      c.exec(kUndo, {}, false);  // another transaction uses the graph: row by row, as always
+      c.exec(kRelease, {}, false);
+      return false;
+    }
+    c.exec(kRelease, {}, false);
+    Result indexes = c.exec(sql->plain_edge_indexes, {}, false);
+    std::vector<std::string> definitions;
+    for (int i = 0; i < indexes.rows(); ++i) {
+      c.exec(sql->drop_index(std::string(indexes.text(i, 0))), {}, false);
+      definitions.emplace_back(indexes.text(i, 1));
+    }
+    const bool keys = check.int64(0, 2) == 2;
+    if (keys) c.exec(sql->drop_foreign_keys, {}, false);
+    rebuild = EdgeRebuild{true, keys, std::move(definitions), {}};
+    return true;
+  }
+
+  /// Leaves rebuild mode: builds the dropped indexes again and adds the foreign keys (which
+  /// check every edge in one join). Whatever happens, the mode is over: a failure aborts the
+  /// transaction.
+  void finish_edge_rebuild(Connection& c, EdgeRebuild& rebuild) {
+    if (!rebuild.active) return;
+    const EdgeRebuild done = std::exchange(rebuild, {});
+    for (const auto& definition : done.index_definitions) c.exec(definition, {}, false);
+    if (done.foreign_keys) c.exec(sql->add_foreign_keys, {}, false);
+  }
+
+  /// Throws NotFound naming the first of `edges` with an endpoint (`ends`: their rows) that does
+  /// not exist; one statement. `existing` (ascending), when given, holds rows known to exist,
+  /// which are not looked up, and gains the rows found.
+  void check_endpoints(Connection& c, std::span<const NewEdge> edges,
+                       const std::vector<std::pair<std::int64_t, std::int64_t>>& ends,
+                       std::vector<std::int64_t>* existing = nullptr) {
     std::vector<std::int64_t> distinct;
     distinct.reserve(2 * ends.size());
     for (const auto& [from, to] : ends) {
@@ -704,6 +794,13 @@ struct PostgresGraph::Impl {
     }
     std::sort(distinct.begin(), distinct.end());
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    if (existing) {
+      std::vector<std::int64_t> unknown;
+      std::set_difference(distinct.begin(), distinct.end(), existing->begin(), existing->end(),
+                          std::back_inserter(unknown));
+      distinct = std::move(unknown);
+      if (distinct.empty()) return;
+    }
     std::string array = "{";
     for (std::size_t i = 0; i < distinct.size(); ++i) {
       if (i) array.push_back(',');
@@ -711,7 +808,14 @@ struct PostgresGraph::Impl {
     }
     array.push_back('}');
     Param p[] = {array.c_str()};
-    Result r = on_primary([&](Connection& c) { return c.exec(sql->missing_vertices, p); });
+    Result r = c.exec(sql->missing_vertices, p);
+    if (r.rows() == 0) {
+      if (existing) {
+        const auto middle = existing->insert(existing->end(), distinct.begin(), distinct.end());
+        std::inplace_merge(existing->begin(), middle, existing->end());
+      }
+      return;
+    }
     std::vector<std::int64_t> missing;
     for (int i = 0; i < r.rows(); ++i) missing.push_back(r.int64(i, 0));
     std::sort(missing.begin(), missing.end());
@@ -723,6 +827,18 @@ struct PostgresGraph::Impl {
                                    (source ? edges[i].from : edges[i].to).str()));
       }
     }
+  }
+
+  /// NotFound for a bulk edge write the foreign keys refused, naming the first record with an
+  /// endpoint that does not exist ("create_edges: edges[3]: target vertex 'pg1:v9' not found").
+  /// The foreign key's check runs after the COPY's rows, so its error has no line: the
+  /// endpoints are looked up (on the primary, in a transaction on its connection).
+  [[noreturn]] void throw_missing_endpoint(const ServerError& e, std::span<const NewEdge> edges,
+                                           const std::vector<std::pair<std::int64_t, std::int64_t>>& ends) {
+    on_primary([&](Connection& c) {
+      check_endpoints(c, edges, ends);
+      return 0;
+    });
     // Missing when the foreign key checked, there now: a vertex that a concurrent bulk write was
     // still creating under an id the caller already knew.
     throw NotFound(fmt::format("create_edges: an endpoint vertex was not found ({})", e.what()));
@@ -1113,7 +1229,7 @@ std::vector<ElementId> PostgresGraph::create_edges(std::span<const NewEdge> edge
   };
   std::vector<std::int64_t> rows;
   try {
-    rows = impl_->copy_rows(Table::edges, edges.size(), [&](std::string& chunk, std::size_t i, std::int64_t row) {
+    rows = impl_->copy_edges(edges, ends, [&](std::string& chunk, std::size_t i, std::int64_t row) {
       CopyWriter::row(chunk, 5);
       CopyWriter::int8(chunk, row);
       CopyWriter::text(chunk, edges[i].label);
@@ -1336,6 +1452,16 @@ class PostgresGraph::Tx final : public detail::Forwarding<Transaction> {
       throw_deadline("before COMMIT; rolled back");
     }
     try {
+      view_.impl_->finish_edge_rebuild(c, pinned_.edge_rebuild);
+    } catch (const ServerError& e) {
+      rollback();
+      rethrow_conflict(e);
+      throw;
+    } catch (...) {
+      rollback();
+      throw;
+    }
+    try {
       c.exec(kCommit, {}, false, Deadline::ignore);
     } catch (const ServerError& e) {
       end();  // the server rolled back
@@ -1377,6 +1503,11 @@ class PostgresGraph::Tx final : public detail::Forwarding<Transaction> {
         break;
     }
     try {
+      // A bulk edge load's rebuild mode ends before any call that may read the edges or rely on
+      // their keys (see Impl::copy_edges).
+      if (pinned_.edge_rebuild.active && op != Operation::create_edges && op != Operation::create_vertices) {
+        view_.impl_->finish_edge_rebuild(**lease_, pinned_.edge_rebuild);
+      }
       call();
     } catch (const ServerError& e) {
       rethrow_conflict(e);

@@ -117,6 +117,19 @@ GraphSql::GraphSql(const std::string& schema)
       V, E);
   add_foreign_keys = fmt::format("ALTER TABLE {} ADD {}, ADD {}", E, foreign_key(schema, "from_id"),
                                  foreign_key(schema, "to_id"));
+  rebuild_check = fmt::format(
+      "SELECT pg_has_role(c.relowner, 'USAGE'), (SELECT count(*) FROM (SELECT FROM {0} LIMIT $1::bigint + 1) t), "
+      "(SELECT count(*) FROM pg_constraint k WHERE k.conrelid = c.oid AND k.contype = 'f' "
+      "AND k.conname IN ('edges_from_id_fkey', 'edges_to_id_fkey')) "
+      "FROM pg_class c WHERE c.oid = {1}::regclass",
+      E, sql_literal(E));
+  lock_for_rebuild = fmt::format("LOCK TABLE {}, {} IN ACCESS EXCLUSIVE MODE NOWAIT", V, E);
+  plain_edge_indexes = fmt::format(
+      "SELECT i.relname, pg_get_indexdef(i.oid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid "
+      "WHERE x.indrelid = {}::regclass AND NOT x.indisunique AND x.indpred IS NULL AND x.indexprs IS NULL "
+      "ORDER BY i.relname",
+      sql_literal(E));
+  drop_foreign_keys = fmt::format("ALTER TABLE {} DROP CONSTRAINT edges_from_id_fkey, DROP CONSTRAINT edges_to_id_fkey", E);
   count_vertices = fmt::format("SELECT count(*) FROM {} WHERE label = $1", V);
   count_all_vertices = fmt::format("SELECT count(*) FROM {}", V);
 

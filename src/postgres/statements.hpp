@@ -76,6 +76,16 @@ struct GraphSql {
   std::string lock_for_foreign_keys;  ///< holds off writers until the keys are in place
   std::string delete_dangling_edges;  ///< edges whose endpoint is gone: what delete_vertex missed
   std::string add_foreign_keys;       ///< adds both keys (validating every edge)
+  // Bulk edge loads that rebuild the edges' plain indexes and foreign keys instead of
+  // maintaining them row by row (PostgresOptions::bulk_rebuild_min_edges):
+  /// $1 bigint n -> whether the role owns the tables, min(edge count, n + 1), how many of the
+  /// two foreign keys exist
+  std::string rebuild_check;
+  /// both tables ACCESS EXCLUSIVE, NOWAIT (55P03 when another transaction holds either)
+  std::string lock_for_rebuild;
+  /// -> name, definition of edges' non-unique column indexes (no expression, no predicate)
+  std::string plain_edge_indexes;
+  std::string drop_foreign_keys;  ///< drops both keys
   /// `CONSTRAINT edges_<column>_fkey FOREIGN KEY (<column>) REFERENCES <schema>.vertices (id)
   /// ON DELETE CASCADE`; `schema` unquoted.
   [[nodiscard]] static std::string foreign_key(const std::string& schema, std::string_view column);

@@ -3,6 +3,7 @@
 // writes report them; algorithms load the graph through COPY TO.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -179,6 +180,188 @@ TEST_F(PostgresBulk, DeletingVerticesWhileEdgesAreCreatedLeavesNoDanglingEdge) {
                                           "\"{0}\".vertices v WHERE v.id = e.to_id)",
                                           s)),
             "0");
+}
+
+// -- rebuild mode (PostgresOptions::bulk_rebuild_min_edges) -----------------------------------
+
+/// A graph whose bulk edge writes of 100 or more edges may take rebuild mode, and what its
+/// edge table looks like from outside.
+class PostgresRebuild : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    g_ = pgtest::scratch_graph({.pool_size = 2, .bulk_rebuild_min_edges = 100});
+    if (!g_) GTEST_SKIP() << pgtest::skip_reason();
+    vertices_ = g_->create_vertices(std::vector<NewVertex>(50, NewVertex{"V", {}}));
+  }
+
+  [[nodiscard]] std::string sql(const std::string& statement) const {
+    return pgtest::admin_sql(*pgtest::server_dsn(), statement).value_or("(no rows)");
+  }
+  [[nodiscard]] std::string edges() const { return fmt::format("'\"{}\".edges'::regclass", g_->schema_name()); }
+  /// The definitions of the edges' indexes and constraints: what the schema promises.
+  [[nodiscard]] std::string schema() const {
+    return sql(fmt::format(
+        "SELECT string_agg(d, ' | ' ORDER BY d) FROM (SELECT pg_get_indexdef(indexrelid) AS d FROM pg_index "
+        "WHERE indrelid = {0} UNION ALL SELECT conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint "
+        "WHERE conrelid = {0}) t",
+        edges()));
+  }
+  /// The object ids of the edges' indexes: they change when the indexes are built again.
+  [[nodiscard]] std::string index_oids() const {
+    return sql(fmt::format("SELECT string_agg(indexrelid::text, ',' ORDER BY indexrelid) FROM pg_index WHERE indrelid = {}",
+                           edges()));
+  }
+  /// Edges naming a vertex that does not exist.
+  [[nodiscard]] std::string dangling() const {
+    return sql(fmt::format("SELECT count(*) FROM \"{0}\".edges e WHERE NOT EXISTS (SELECT 1 FROM "
+                           "\"{0}\".vertices v WHERE v.id = e.from_id) OR NOT EXISTS (SELECT 1 FROM "
+                           "\"{0}\".vertices v WHERE v.id = e.to_id)",
+                           g_->schema_name()));
+  }
+  [[nodiscard]] std::vector<NewEdge> batch(std::size_t n, unsigned seed = 1) const {
+    std::mt19937 random(seed);
+    std::vector<NewEdge> out;
+    for (std::size_t i = 0; i < n; ++i) {
+      out.push_back({vertices_[random() % vertices_.size()], vertices_[random() % vertices_.size()], "E",
+                     {{"i", static_cast<std::int64_t>(i)}}});
+    }
+    return out;
+  }
+
+  std::unique_ptr<PostgresGraph> g_;
+  std::vector<ElementId> vertices_;
+};
+
+TEST_F(PostgresRebuild, ALoadIntoASmallerGraphRebuildsTheIndexesAndKeysAsTheyWere) {
+  const std::string before = schema();
+  ASSERT_NE(before.find("edges_from_id_fkey FOREIGN KEY (from_id)"), std::string::npos) << before;
+  ASSERT_NE(before.find("(to_id, id)"), std::string::npos) << before;
+  const std::string oids = index_oids();
+  const auto records = batch(300);
+  const auto ids = g_->create_edges(records);
+  ASSERT_EQ(ids.size(), 300u);
+  EXPECT_EQ(schema(), before);
+  EXPECT_NE(index_oids(), oids);  // built again, not maintained row by row
+  for (std::size_t i : {0u, 150u, 299u}) {
+    EXPECT_EQ(g_->find_edge(ids[i]), (Edge{ids[i], "E", records[i].from, records[i].to, records[i].properties}));
+  }
+  // The rebuilt indexes and keys serve: incident edges in id order, and the cascade.
+  const auto incident = g_->incident_edges(vertices_[7]);
+  EXPECT_TRUE(std::is_sorted(incident.begin(), incident.end(), [](const Edge& a, const Edge& b) { return a.id < b.id; }));
+  const auto degree = static_cast<std::int64_t>(incident.size());
+  ASSERT_GT(degree, 0);
+  ASSERT_TRUE(g_->delete_vertex("V", vertices_[7]));
+  EXPECT_EQ(g_->count_edges(), 300 - degree);
+  EXPECT_EQ(dangling(), "0");
+}
+
+TEST_F(PostgresRebuild, SmallLoadsAndLoadsIntoLargerGraphsGoRowByRow) {
+  ASSERT_EQ(g_->create_edges(batch(300)).size(), 300u);  // rebuilt: the graph held none
+  const std::string oids = index_oids();
+  EXPECT_EQ(g_->create_edges(batch(99)).size(), 99u);    // below bulk_rebuild_min_edges
+  EXPECT_EQ(g_->create_edges(batch(200)).size(), 200u);  // fewer than the 399 the graph holds
+  EXPECT_EQ(index_oids(), oids);
+  EXPECT_EQ(g_->create_edges(batch(600)).size(), 600u);  // more than the 599 it holds
+  EXPECT_NE(index_oids(), oids);
+  EXPECT_EQ(g_->count_edges(), 1199);
+}
+
+TEST_F(PostgresRebuild, AMissingEndpointIsNotFoundAtItsRecordAndLeavesTheSchema) {
+  const std::string before = schema();
+  const std::string oids = index_oids();
+  const auto gone = g_->create_vertex("V").id;
+  ASSERT_TRUE(g_->delete_vertex("V", gone));
+  auto records = batch(300);
+  records[217].to = gone;
+  EXPECT_EQ(error_of([&] { g_->create_edges(records); }),
+            fmt::format("create_edges: edges[217]: target vertex '{}' not found", gone));
+  EXPECT_EQ(g_->count_edges(), 0);
+  EXPECT_EQ(schema(), before);
+  EXPECT_EQ(index_oids(), oids);  // the drops were rolled back with the rows
+}
+
+TEST_F(PostgresRebuild, InATransactionTheModeEndsAtTheNextOtherCallAndAtCommit) {
+  const std::string before = schema();
+  const std::string oids = index_oids();
+  {
+    auto tx = g_->begin();
+    ASSERT_EQ(tx->create_edges(batch(200, 1)).size(), 200u);
+    // Later batches of the transaction join the mode, whatever their size.
+    ASSERT_EQ(tx->create_edges(batch(5, 2)).size(), 5u);
+    const auto gone = tx->create_vertex("V").id;
+    ASSERT_TRUE(tx->delete_vertex("V", gone));  // ends the mode: the keys are back
+    auto records = batch(300, 3);
+    records[3].from = gone;
+    EXPECT_EQ(error_of([&] { tx->create_edges(records); }),
+              fmt::format("create_edges: edges[3]: source vertex '{}' not found", gone));
+    // The transaction goes on after the failed call; the cascade needs the keys.
+    auto hub = batch(250, 4);
+    const auto hub_id = tx->create_vertex("V").id;
+    for (std::size_t i = 0; i < hub.size(); i += 2) hub[i].from = hub_id;
+    ASSERT_EQ(tx->create_edges(hub).size(), 250u);  // not larger than the 205 edges: row by row
+    ASSERT_TRUE(tx->delete_vertex("V", hub_id));
+    EXPECT_EQ(tx->count_edges(), 205 + 125);
+    ASSERT_EQ(tx->create_edges(batch(400, 5)).size(), 400u);  // a second round of the mode
+    tx->commit();  // ends it
+  }
+  EXPECT_EQ(schema(), before);
+  EXPECT_NE(index_oids(), oids);
+  EXPECT_EQ(dangling(), "0");
+  {
+    const std::string committed = index_oids();
+    auto tx = g_->begin();
+    const auto count = g_->count_edges();
+    ASSERT_EQ(tx->create_edges(batch(1000, 6)).size(), 1000u);
+    tx->rollback();
+    EXPECT_EQ(g_->count_edges(), count);
+    EXPECT_EQ(schema(), before);
+    EXPECT_EQ(index_oids(), committed);
+  }
+}
+
+TEST_F(PostgresRebuild, WhileAnotherTransactionUsesTheGraphALoadGoesRowByRowWithoutWaiting) {
+  const std::string oids = index_oids();
+  auto reader = g_->begin();
+  ASSERT_TRUE(reader->find_vertex(vertices_[0]));  // holds a lock on vertices until it ends
+  {
+    DeadlineScope scope(30s);  // waiting for the reader would be a Timeout here
+    EXPECT_EQ(g_->create_edges(batch(300)).size(), 300u);
+  }
+  EXPECT_EQ(index_oids(), oids);
+  reader->commit();
+  EXPECT_EQ(g_->count_edges(), 300);
+}
+
+TEST_F(PostgresRebuild, DeletingVerticesWhileLoadsRebuildLeavesNoDanglingEdge) {
+  // Each load is at least as large as the graph, so it takes rebuild mode whenever it gets the
+  // lock; vertex deletes race it.
+  std::vector<ElementId> ids = g_->create_vertices(std::vector<NewVertex>(400, NewVertex{"V", {}}));
+  std::atomic<bool> stop{false};
+  std::atomic<int> loads{0};
+  std::atomic<int> refused{0};
+  std::thread loader([&] {
+    std::mt19937 random(3);
+    while (!stop) {
+      std::vector<NewEdge> records;
+      const auto n = static_cast<std::size_t>(std::max<std::int64_t>(100, g_->count_edges()));
+      for (std::size_t i = 0; i < n && i < 5000; ++i) {
+        records.push_back({ids[random() % ids.size()], ids[random() % ids.size()], "E", {}});
+      }
+      try {
+        g_->create_edges(records);
+        ++loads;
+      } catch (const NotFound&) {
+        ++refused;  // an endpoint was deleted first
+      }
+    }
+  });
+  while (loads == 0) std::this_thread::yield();
+  for (std::size_t i = 0; i < ids.size(); i += 2) ASSERT_TRUE(g_->delete_vertex("V", ids[i]));
+  while (refused == 0) std::this_thread::yield();
+  stop = true;
+  loader.join();
+  EXPECT_EQ(dangling(), "0");
+  EXPECT_NE(schema().find("edges_to_id_fkey FOREIGN KEY (to_id)"), std::string::npos);
 }
 
 TEST_F(PostgresBulk, ACopyPastItsDeadlineIsCancelledAndLeavesNothing) {

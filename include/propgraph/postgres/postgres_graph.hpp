@@ -50,6 +50,14 @@ struct PostgresOptions {
   StandbyReads standby_reads = StandbyReads::after_own_writes;
   /// Most connections open at once to each standby (>= 1).
   std::size_t standby_pool_size = 8;
+  /// Bulk edge loads: a create_edges of at least this many edges into a graph holding no more
+  /// edges than it writes, when the role owns the graph's tables and no other transaction is
+  /// using them, drops the edges' foreign keys and plain indexes, checks the endpoints in one
+  /// statement and rebuilds the indexes and keys before its transaction commits (before the
+  /// next other call, inside a transaction): the way PostgreSQL advises populating a table.
+  /// Meanwhile both tables are locked exclusively: other callers' reads of the graph wait for
+  /// the commit. 0: never; every edge is then checked and indexed row by row.
+  std::size_t bulk_rebuild_min_edges = 10000;
 };
 
 /// A property graph stored in PostgreSQL.
@@ -81,7 +89,8 @@ struct PostgresOptions {
 /// Cost: one round trip for lookups, label scans, counts, incident_edges, neighbors, single
 /// writes and each load; upsert_vertex, create_index/drop_index and create_graph/drop_graph are
 /// one transaction of a few statements; create_vertices/create_edges are one transaction that
-/// streams the rows through COPY (binary format). Id lookups and writes use the primary keys;
+/// streams the rows through COPY (binary format); a large create_edges into a smaller graph
+/// rebuilds the edges' keys and plain indexes instead (PostgresOptions::bulk_rebuild_min_edges). Id lookups and writes use the primary keys;
 /// label scans, pages and counts the (label, id) indexes, property filters the property indexes
 /// or the GIN index (vertices). neighbors is one recursive CTE bounded by max_depth.
 /// shortest_path, all_paths, bfs and dfs fetch the subgraph within max_depth hops with one
