@@ -827,6 +827,7 @@ struct PostgresGraph::Impl {
                                    (source ? edges[i].from : edges[i].to).str()));
       }
     }
+    throw NotFound(fmt::format("create_edges: vertex row {} not found", missing.front()));  // not reached
   }
 
   /// NotFound for a bulk edge write the foreign keys refused, naming the first record with an

@@ -194,7 +194,7 @@ class PostgresRebuild : public ::testing::Test {
     // An autovacuum ANALYZE holding a table when a load asks for its lock would send that load
     // row by row (NOWAIT), which the tests below tell apart from rebuild mode.
     for (const char* table : {"vertices", "edges"}) {
-      sql(fmt::format("ALTER TABLE \"{}\".{} SET (autovacuum_enabled = false)", g_->schema_name(), table));
+      (void)sql(fmt::format("ALTER TABLE \"{}\".{} SET (autovacuum_enabled = false)", g_->schema_name(), table));
     }
     vertices_ = g_->create_vertices(std::vector<NewVertex>(50, NewVertex{"V", {}}));
   }
