@@ -90,7 +90,8 @@ struct PostgresOptions {
 /// writes and each load; upsert_vertex, create_index/drop_index and create_graph/drop_graph are
 /// one transaction of a few statements; create_vertices/create_edges are one transaction that
 /// streams the rows through COPY (binary format); a large create_edges into a smaller graph
-/// rebuilds the edges' keys and plain indexes instead (PostgresOptions::bulk_rebuild_min_edges). Id lookups and writes use the primary keys;
+/// rebuilds the edges' keys and plain indexes instead of maintaining them per row
+/// (PostgresOptions::bulk_rebuild_min_edges). Id lookups and writes use the primary keys;
 /// label scans, pages and counts the (label, id) indexes, property filters the property indexes
 /// or the GIN index (vertices). neighbors is one recursive CTE bounded by max_depth.
 /// shortest_path, all_paths, bfs and dfs fetch the subgraph within max_depth hops with one
