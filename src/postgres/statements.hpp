@@ -68,8 +68,8 @@ struct GraphSql {
   std::string insert_vertex, find_vertex, find_vertex_any, update_vertex;
   /// $1 id, $2 label: deletes the vertex; the foreign keys' ON DELETE CASCADE deletes its edges.
   std::string delete_vertex;
-  /// $1 bigint[] of vertex ids -> those that do not exist (locating a bulk write's missing
-  /// endpoint after the foreign key refused it).
+  /// $1 bigint[] of vertex ids -> those that do not exist: a bulk write's endpoint check in
+  /// rebuild mode, and locating its missing endpoint after the foreign key refused it.
   std::string missing_vertices;
   // Graphs created by versions without the foreign keys get them when opened (one transaction):
   std::string foreign_keys;           ///< -> how many ON DELETE CASCADE foreign keys edges has

@@ -37,6 +37,16 @@ std::string error_of(F&& call) {
   return "(no error)";
 }
 
+/// How many edges of `g` name a vertex that does not exist, counted by the server.
+std::string dangling_edges(const PostgresGraph& g) {
+  return pgtest::admin_sql(*pgtest::server_dsn(),
+                           fmt::format("SELECT count(*) FROM \"{0}\".edges e WHERE NOT EXISTS (SELECT 1 FROM "
+                                       "\"{0}\".vertices v WHERE v.id = e.from_id) OR NOT EXISTS (SELECT 1 FROM "
+                                       "\"{0}\".vertices v WHERE v.id = e.to_id)",
+                                       g.schema_name()))
+      .value_or("(no rows)");
+}
+
 class PostgresBulk : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -173,13 +183,7 @@ TEST_F(PostgresBulk, DeletingVerticesWhileEdgesAreCreatedLeavesNoDanglingEdge) {
   stop = true;
   bulk.join();
   single.join();
-  const std::string s = g_->schema_name();
-  EXPECT_EQ(pgtest::admin_sql(*pgtest::server_dsn(),
-                              fmt::format("SELECT count(*) FROM \"{0}\".edges e WHERE NOT EXISTS (SELECT 1 FROM "
-                                          "\"{0}\".vertices v WHERE v.id = e.from_id) OR NOT EXISTS (SELECT 1 FROM "
-                                          "\"{0}\".vertices v WHERE v.id = e.to_id)",
-                                          s)),
-            "0");
+  EXPECT_EQ(dangling_edges(*g_), "0");
 }
 
 // -- rebuild mode (PostgresOptions::bulk_rebuild_min_edges) -----------------------------------
@@ -216,13 +220,6 @@ class PostgresRebuild : public ::testing::Test {
     return sql(fmt::format("SELECT string_agg(indexrelid::text, ',' ORDER BY indexrelid) FROM pg_index WHERE indrelid = {}",
                            edges()));
   }
-  /// Edges naming a vertex that does not exist.
-  [[nodiscard]] std::string dangling() const {
-    return sql(fmt::format("SELECT count(*) FROM \"{0}\".edges e WHERE NOT EXISTS (SELECT 1 FROM "
-                           "\"{0}\".vertices v WHERE v.id = e.from_id) OR NOT EXISTS (SELECT 1 FROM "
-                           "\"{0}\".vertices v WHERE v.id = e.to_id)",
-                           g_->schema_name()));
-  }
   [[nodiscard]] std::vector<NewEdge> batch(std::size_t n, unsigned seed = 1) const {
     std::mt19937 random(seed);
     std::vector<NewEdge> out;
@@ -257,7 +254,7 @@ TEST_F(PostgresRebuild, ALoadIntoASmallerGraphRebuildsTheIndexesAndKeysAsTheyWer
   ASSERT_GT(degree, 0);
   ASSERT_TRUE(g_->delete_vertex("V", vertices_[7]));
   EXPECT_EQ(g_->count_edges(), 300 - degree);
-  EXPECT_EQ(dangling(), "0");
+  EXPECT_EQ(dangling_edges(*g_), "0");
 }
 
 TEST_F(PostgresRebuild, SmallLoadsAndLoadsIntoLargerGraphsGoRowByRow) {
@@ -311,7 +308,7 @@ TEST_F(PostgresRebuild, InATransactionTheModeEndsAtTheNextOtherCallAndAtCommit) 
   }
   EXPECT_EQ(schema(), before);
   EXPECT_NE(index_oids(), oids);
-  EXPECT_EQ(dangling(), "0");
+  EXPECT_EQ(dangling_edges(*g_), "0");
   {
     const std::string committed = index_oids();
     auto tx = g_->begin();
@@ -365,7 +362,7 @@ TEST_F(PostgresRebuild, DeletingVerticesWhileLoadsRebuildLeavesNoDanglingEdge) {
   while (refused == 0) std::this_thread::yield();
   stop = true;
   loader.join();
-  EXPECT_EQ(dangling(), "0");
+  EXPECT_EQ(dangling_edges(*g_), "0");
   EXPECT_NE(schema().find("edges_to_id_fkey FOREIGN KEY (to_id)"), std::string::npos);
 }
 
