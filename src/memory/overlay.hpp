@@ -263,6 +263,9 @@ class TxView {
     if (!o_.is_new_edge(e)) o_.store().prefetch_edge(e);
   }
   void prefetch_edge_payload(Slot) const noexcept {}
+  [[nodiscard]] PackedView listed_edge_properties(Slot e) const noexcept { return o_.edge_properties(e); }
+  void prefetch_listed_edge(Slot e) const noexcept { prefetch_edge(e); }
+  void prefetch_listed_edge_payload(Slot) const noexcept {}
   template <typename Adjacency>
   static constexpr bool lists_in_records = false;
 

@@ -62,6 +62,12 @@ class PropertyHeap {
   void prefetch(PropertyHandle h) const noexcept {
     if (h != 0) detail::prefetch(words_.data() + h);
   }
+  /// Hints a map known to take `words` words: both lines when it straddles two.
+  void prefetch(PropertyHandle h, std::uint32_t words) const noexcept {
+    if (h == 0) return;
+    detail::prefetch(words_.data() + h);
+    if (words > 1) detail::prefetch(words_.data() + h + words - 1);
+  }
   /// Words in use or free, for memory accounting.
   [[nodiscard]] std::size_t words() const noexcept { return words_.size(); }
 

@@ -100,25 +100,27 @@ std::vector<Edge> incident_edges(const View& g, const ElementId& vertex, const E
     };
     auto o = start(out);
     auto i = start(in);
-    boost::container::small_vector<Slot, 32> slots;  // first the edges, then their records (prefetched)
+    boost::container::small_vector<ListedEdge, 32> edges;  // first from the lists, then built
     const auto listed = static_cast<std::size_t>((out.end() - o) + (in.end() - i));
-    slots.reserve(query.page.limit == 0 ? listed : std::min(listed, query.page.limit));
+    edges.reserve(query.page.limit == 0 ? listed : std::min(listed, query.page.limit));
     while (o != out.end() || i != in.end()) {
       const AdjEntry* a;
+      bool from_v = true;
       if (i == in.end() || (o != out.end() && o->edge < i->edge)) {
         a = &*o++;
       } else if (o == out.end() || i->edge < o->edge) {
         a = &*i++;
+        from_v = false;
       } else {
         a = &*o;  // in both lists: a self-loop
         ++o;
         ++i;
       }
       if (!has_label(g, *a, l)) continue;  // the list carries the label
-      slots.push_back(a->edge);
-      if (slots.size() == query.page.limit) break;
+      edges.push_back(listed_edge(g, v, *a, from_v));
+      if (edges.size() == query.page.limit) break;
     }
-    return make_edges(g, slots.data(), slots.size());
+    return make_edges(g, edges.data(), edges.size());
   });
 }
 

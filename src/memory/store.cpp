@@ -66,7 +66,8 @@ void Store::leave(std::vector<LabelMembers>& table, LabelId label, IsAlive&& ali
 
 std::size_t Store::table_bytes() const noexcept {
   return vertices_.size() * sizeof(VertexSlot) + vertex_alive_.size() * 8 + edges_.size() * sizeof(EdgeSlot) +
-         (out_.capacity_entries() + in_.capacity_entries()) * sizeof(AdjEntry) + heap_.words() * 4;
+         (out_.capacity_entries() + in_.capacity_entries()) * sizeof(AdjEntry) + heap_.words() * 4 +
+         edge_runs_.size() * sizeof(EdgeRun);
 }
 
 void Store::reserve(std::size_t more_vertices, std::size_t more_edges) {
@@ -93,6 +94,7 @@ Slot Store::push_edge(Slot from, Slot to, LabelId label, PackedView properties) 
   const auto slot = static_cast<Slot>(edges_.size());
   count_slot(edge_group_live_, slot, true);
   edges_.push_back(EdgeSlot{from, to, label + 1, heap_.store(properties.bytes())});
+  note_edge_map(slot, edges_.back().properties);
   index_element(edge_indexes, label, properties, slot);
   join(edges_by_label, label, slot);
   ++live_edges;
@@ -109,6 +111,7 @@ void Store::push_dead_edge() {
   const bool was_linked = linked();
   count_slot(edge_group_live_, static_cast<Slot>(edges_.size()), false);
   edges_.push_back(EdgeSlot{});
+  note_edge_map(static_cast<Slot>(edges_.size() - 1), std::nullopt);
   if (was_linked) linked_edges_ = edges_.size();  // nothing to link for a dead slot
 }
 
@@ -125,6 +128,26 @@ void Store::set_edge_properties(Slot e, PackedView properties) {
   const PropertyHandle fresh = heap_.store(properties.bytes());
   heap_.free(old);
   edges_[e].properties = fresh;
+  edge_runs_[e / kEdgeRun].state = EdgeRun::kUneven;
+}
+
+void Store::note_edge_map(Slot e, std::optional<PropertyHandle> map) {
+  const std::size_t k = e % kEdgeRun;
+  if (k == 0) {
+    edge_runs_.push_back(EdgeRun{map.value_or(0), 0, map ? EdgeRun::kOne : EdgeRun::kUneven});
+    return;
+  }
+  EdgeRun& run = edge_runs_.back();
+  if (run.state == EdgeRun::kUneven) return;
+  if (!map) {
+    run.state = EdgeRun::kUneven;
+  } else if (run.state == EdgeRun::kOne) {
+    const bool fits = *map >= run.first && *map - run.first <= std::numeric_limits<std::uint8_t>::max();
+    run.stride = fits ? static_cast<std::uint8_t>(*map - run.first) : 0;
+    run.state = fits ? EdgeRun::kEven : EdgeRun::kUneven;
+  } else if (std::uint64_t{run.first} + k * run.stride != *map) {
+    run.state = EdgeRun::kUneven;
+  }
 }
 
 void Store::remove_edge(Slot e) {
@@ -220,6 +243,7 @@ void Store::assign_edges() {
     const auto slot = static_cast<Slot>(e);
     const bool alive = rec.label != 0;
     count_slot(edge_group_live_, slot, alive);
+    note_edge_map(slot, alive ? std::optional(rec.properties) : std::nullopt);
     if (!alive) continue;
     if (rec.from >= n || rec.to >= n || !vertex_alive(rec.from) || !vertex_alive(rec.to)) {
       throw StorageError(fmt::format("edge slot {} joins vertex slots {} and {}, which do not both exist", e, rec.from,

@@ -10,6 +10,9 @@
 //   with_adjacency(fn(const Adjacency&)): runs fn on an adjacency (out(v)/in(v) spans of
 //     AdjEntry in edge-id order, prefetch(v) and prefetch_in(v) of the lists' entries)
 //   prefetch_vertex(v), prefetch_payload(v): cache hints for loops that build results
+//   listed_edge_properties(e), prefetch_listed_edge(e), prefetch_listed_edge_payload(e): an
+//     edge's properties and their cache hints when its endpoints and label come from a list
+//     (the committed graph may then skip the edge's slot)
 // The free functions below build on these.
 #pragma once
 
@@ -145,6 +148,9 @@ class CommittedView {
   void prefetch_payload(Slot v) const noexcept { store_.prefetch_vertex_payload(v); }
   void prefetch_edge(Slot e) const noexcept { store_.prefetch_edge(e); }
   void prefetch_edge_payload(Slot e) const noexcept { store_.prefetch_edge_payload(e); }
+  [[nodiscard]] PackedView listed_edge_properties(Slot e) const noexcept { return store_.listed_edge_properties(e); }
+  void prefetch_listed_edge(Slot e) const noexcept { store_.prefetch_listed_edge(e); }
+  void prefetch_listed_edge_payload(Slot e) const noexcept { store_.prefetch_listed_edge_payload(e); }
   /// Whether reading an adjacency list of `Adjacency` needs the vertex slot first.
   template <typename Adjacency>
   static constexpr bool lists_in_records = std::is_same_v<Adjacency, StoreAdjacency>;
@@ -412,8 +418,8 @@ inline constexpr std::size_t kShortResult = 32;
 /// fetches the records the loop would never fetch ahead, all at once. A short result (a
 /// vertex's sixteen edges) is fetched whole at step 0: every record, then every record's
 /// property bytes, so its misses overlap in two rounds instead of following one another.
-template <typename PrefetchRecord, typename PrefetchPayload>
-void prefetch_step(const Slot* slots, std::size_t i, std::size_t n, PrefetchRecord&& record,
+template <typename T, typename PrefetchRecord, typename PrefetchPayload>
+void prefetch_step(const T* slots, std::size_t i, std::size_t n, PrefetchRecord&& record,
                    PrefetchPayload&& payload) noexcept {
   if (n <= kShortResult) {
     if (i == 0) {
@@ -481,16 +487,37 @@ void emplace_edge(const View& g, std::vector<Edge>& out, Slot e) {
                    g.edge_properties(e).unpack());
 }
 
-/// Edges of the given slots in order, fetching records and property bytes a few steps ahead
-/// (an incident edge list points all over the edge table).
+/// An edge as an adjacency list gives it: all of it but its properties.
+struct ListedEdge {
+  Slot edge;
+  Slot from;
+  Slot to;
+  LabelId label;
+};
+
+/// The edge of list entry `a` of vertex v's out-list (out) or in-list.
 template <typename View>
-[[nodiscard]] std::vector<Edge> make_edges(const View& g, const Slot* slots, std::size_t n) {
+[[nodiscard]] ListedEdge listed_edge(const View& g, Slot v, const AdjEntry& a, bool out) noexcept {
+  const Slot e = a.edge;
+  const LabelId label = a.label16 != kWideLabel ? LabelId{a.label16} : g.edge_label(e);
+  return out ? ListedEdge{e, v, a.other, label} : ListedEdge{e, a.other, v, label};
+}
+
+/// The listed edges in order, fetching their property bytes a few steps ahead (a vertex's
+/// edges lie all over the edge table; the lists spare reading their slots, see
+/// listed_edge_properties).
+template <typename View>
+[[nodiscard]] std::vector<Edge> make_edges(const View& g, const ListedEdge* edges, std::size_t n) {
   std::vector<Edge> result;
   result.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     prefetch_step(
-        slots, i, n, [&](Slot e) { g.prefetch_edge(e); }, [&](Slot e) { g.prefetch_edge_payload(e); });
-    emplace_edge(g, result, slots[i]);
+        edges, i, n, [&](const ListedEdge& x) { g.prefetch_listed_edge(x.edge); },
+        [&](const ListedEdge& x) { g.prefetch_listed_edge_payload(x.edge); });
+    const ListedEdge& x = edges[i];
+    result.emplace_back(make_id(g, ElementKind::edge, x.edge), g.labels().name(x.label),
+                        make_id(g, ElementKind::vertex, x.from), make_id(g, ElementKind::vertex, x.to),
+                        g.listed_edge_properties(x.edge).unpack());
   }
   return result;
 }

@@ -1340,6 +1340,7 @@ REGISTER_TYPED_TEST_SUITE_P(GraphConformance,
                             FindVertexAndFindEdgeNeedNoLabel, LabelFreeLookupsOfGarbageFindNothing,
                             IncidentEdgesFollowDirectionAndLabel,
                             IncidentEdgesListSelfLoopsOnceAndParallelEdgesEach,
+                            IncidentEdgesCarryTheirOwnPropertiesThroughBulkWritesUpdatesAndDeletes,
                             IncidentEdgesOfAnUnknownVertexAreEmpty, TotalsCountEveryLabel,
                             // pages (paging_section.hpp)
                             PagesOfVerticesFirstMiddleLastAndEmpty,

@@ -2,6 +2,8 @@
 // (incident_edges) and the totals count_vertices() / count_edges().
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -143,6 +145,51 @@ TYPED_TEST_P(GraphConformance, IncidentEdgesListSelfLoopsOnceAndParallelEdgesEac
   // Deleting one of two parallel edges leaves the other.
   ASSERT_TRUE(g.delete_edge("LINK", xy1.id));
   EXPECT_EQ(g.incident_edges(y.id), (Edges{xy2, yx}));
+}
+
+TYPED_TEST_P(GraphConformance, IncidentEdgesCarryTheirOwnPropertiesThroughBulkWritesUpdatesAndDeletes) {
+  // Thousands of edges of one property shape written in bulk (MemoryGraph then finds each map
+  // from the edge's position), some of them replaced or deleted, more written later in other
+  // shapes: every incident edge is the edge find_edges_by_label returns.
+  auto& g = this->graph();
+  const auto vertices = g.create_vertices(std::vector<NewVertex>(40, NewVertex{"Person", {}}));
+  auto label = [](int i) { return i % 3 == 0 ? "FOLLOWS" : "KNOWS"; };
+  std::vector<NewEdge> uniform;
+  for (int i = 0; i < 2500; ++i) {
+    uniform.push_back(NewEdge{vertices[i * 7 % 40], vertices[(i * 13 + 5) % 40], label(i),
+                              {{"since", std::int64_t{1990 + i % 35}}, {"weight", 0.5 + i % 7}}});
+  }
+  const auto ids = g.create_edges(uniform);
+  for (int i = 1500; i < 2500; i += 97) {
+    ASSERT_TRUE(g.update_edge(label(i), ids[i], {{"note", std::string(i % 50, 'x')}}));
+  }
+  for (int i = 5; i < 2500; i += 89) ASSERT_TRUE(g.delete_edge(label(i), ids[i]));
+  for (int i = 0; i < 30; ++i) {
+    g.create_edge(vertices[i], vertices[(i + 1) % 40], "KNOWS", {{"since", std::int64_t{i}}});
+  }
+  std::vector<NewEdge> mixed;
+  for (int i = 0; i < 1100; ++i) {
+    Properties p;
+    if (i % 4 != 0) p = {{"weight", i / 1000.0}};
+    mixed.push_back(NewEdge{vertices[i * 3 % 40], vertices[i * 17 % 40], label(i), p});
+  }
+  (void)g.create_edges(mixed);
+
+  auto all = g.find_edges_by_label("KNOWS");
+  for (auto& e : g.find_edges_by_label("FOLLOWS")) all.push_back(std::move(e));
+  std::sort(all.begin(), all.end(), [](const Edge& a, const Edge& b) { return a.id < b.id; });
+  ASSERT_EQ(all.size(), 2500u - 29 + 30 + 1100);
+  for (const auto& v : vertices) {
+    for (auto direction : {Direction::out, Direction::in, Direction::both}) {
+      std::vector<Edge> expected;
+      for (const auto& e : all) {
+        if ((direction != Direction::in && e.from == v) || (direction != Direction::out && e.to == v)) {
+          expected.push_back(e);
+        }
+      }
+      ASSERT_EQ(g.incident_edges(v, {.direction = direction}), expected) << v.str();
+    }
+  }
 }
 
 TYPED_TEST_P(GraphConformance, IncidentEdgesOfAnUnknownVertexAreEmpty) {

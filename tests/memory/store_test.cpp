@@ -1,8 +1,8 @@
 // MemoryGraph's storage pieces against simple references: label membership runs, the adjacency
 // arena, the property heap, the packed property codec, the property index, pages given back by deleted slots and by
 // traversal scratch, linking a store in bulk (on one thread and on two) and edge by edge, a store
-// assigned from records and the same elements pushed one by one, populating memory behind a
-// writer's back, and the two ways breadth_first finds a level (top-down and bottom-up give the
+// assigned from records and the same elements pushed one by one, edge maps found by their run
+// against the ones the slots name, populating memory behind a writer's back, and the two ways breadth_first finds a level (top-down and bottom-up give the
 // same queue and parents).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -542,6 +542,85 @@ TEST(Store, AssignedRecordsEqualTheSameElementsPushedOneByOne) {
     ASSERT_EQ(x.data() - x0, y.data() - y0) << "edge " << e;
   }
   for (LabelId label : {1u, 2u}) EXPECT_EQ(assigned.edges_by_label[label].live, pushed.edges_by_label[label].live);
+}
+
+/// Every live edge's map, found as incident_edges finds it, is the one its slot names.
+void expect_listed_maps_are_the_slots(const Store& s) {
+  for (Slot e = 0; e < s.edge_slots(); ++e) {
+    if (!s.edge_alive(e)) continue;
+    const auto listed = s.listed_edge_properties(e).bytes();
+    const auto slot = s.edge_properties(e).bytes();
+    ASSERT_EQ(listed.data(), slot.data()) << "edge " << e;
+    ASSERT_EQ(listed.size(), slot.size()) << "edge " << e;
+  }
+}
+
+TEST(Store, MapsFoundByRunAreTheSlotsMapsThroughEveryWrite) {
+  // Runs of Store::kEdgeRun edge slots: [0] one property shape, [1] no properties, [2] maps of
+  // two sizes, [3] one shape and a dead slot, [4] one shape, later replaced once, [5] one
+  // shape, later partly deleted, [6] maps reusing the deleted ones' space, [7] one shape, still
+  // filling.
+  Store s;
+  const LabelId node = s.labels.intern("Node");
+  const LabelId link = s.labels.intern("LINK");
+  for (int v = 0; v < 64; ++v) s.push_vertex(node, {});
+  auto shape = [](std::size_t i) {
+    return PackedProperties(
+        Properties{{"since", static_cast<std::int64_t>(1990 + i % 35)}, {"weight", 0.5 + static_cast<double>(i % 7)}});
+  };
+  auto push = [&](std::size_t i, const PackedProperties& p) {
+    s.push_edge(static_cast<Slot>(i * 7 % 64), static_cast<Slot>(i * 11 % 64), link, p.view());
+  };
+  constexpr std::size_t kRun = Store::kEdgeRun;
+  for (std::size_t i = 0; i < kRun; ++i) push(i, shape(i));
+  for (std::size_t i = kRun; i < 2 * kRun; ++i) push(i, PackedProperties{});
+  for (std::size_t i = 2 * kRun; i < 3 * kRun; ++i) {
+    push(i, i % 100 == 50 ? PackedProperties(Properties{{"note", std::string(40, 'n')}}) : shape(i));
+  }
+  for (std::size_t i = 3 * kRun; i < 4 * kRun; ++i) {
+    if (i == 3 * kRun + 500) {
+      s.push_dead_edge();
+    } else {
+      push(i, shape(i));
+    }
+  }
+  for (std::size_t i = 4 * kRun; i < 6 * kRun; ++i) push(i, shape(i));
+  s.link();
+  const std::vector<bool> even{true, true, false, false, true, true};
+  for (std::size_t run = 0; run < even.size(); ++run) {
+    EXPECT_EQ(s.edge_map_by_run(static_cast<Slot>(run * kRun + 1)), even[run]) << "run " << run;
+  }
+  expect_listed_maps_are_the_slots(s);
+
+  s.set_edge_properties(static_cast<Slot>(4 * kRun + 7), shape(3).view());
+  for (Slot e = 5 * kRun + 100; e < 5 * kRun + 200; ++e) s.remove_edge(e);
+  EXPECT_FALSE(s.edge_map_by_run(static_cast<Slot>(4 * kRun)));
+  EXPECT_TRUE(s.edge_map_by_run(static_cast<Slot>(5 * kRun)));  // deleted edges leave the lists
+  for (std::size_t i = 6 * kRun; i < 7 * kRun + 300; ++i) push(i, shape(i));  // the first 100 reuse freed maps
+  s.link();
+  EXPECT_FALSE(s.edge_map_by_run(static_cast<Slot>(6 * kRun)));
+  EXPECT_TRUE(s.edge_map_by_run(static_cast<Slot>(7 * kRun)));
+  expect_listed_maps_are_the_slots(s);
+
+  // A store assigned from records finds its runs anew.
+  StoreRecords records;
+  records.labels.intern("Node");
+  records.labels.intern("LINK");
+  for (int v = 0; v < 64; ++v) records.vertices.push_back(VertexRecord{0, true, {}});
+  for (Slot e = 0; e < s.edge_slots(); ++e) {
+    records.edges.push_back(s.edge_alive(e) ? EdgeSlot{s.edge_from(e), s.edge_to(e), link + 1,
+                                                       records.edge_properties.store(s.edge_properties(e).bytes())}
+                                            : EdgeSlot{});
+  }
+  Store assigned;
+  assigned.assign(std::move(records));
+  // Laid out anew in slot order: the runs with a replaced map or a reused one are even again,
+  // those with a dead slot or two sizes are not.
+  const std::vector<bool> even_assigned{true, true, false, false, true, false, true, true};
+  for (std::size_t run = 0; run < even_assigned.size(); ++run) {
+    EXPECT_EQ(assigned.edge_map_by_run(static_cast<Slot>(run * kRun + 1)), even_assigned[run]) << "run " << run;
+  }
+  expect_listed_maps_are_the_slots(assigned);
 }
 
 TEST(Store, AssigningAnEdgeToADeadVertexFailsAndKeepsTheStore) {
