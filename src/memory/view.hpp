@@ -413,26 +413,27 @@ inline constexpr std::size_t kPayloadAhead = 6;
 /// Results this short are fetched whole before the first is built.
 inline constexpr std::size_t kShortResult = 32;
 
-/// Step i of a loop over slots[0, n): fetches the record kRecordAhead steps ahead and the
-/// property bytes of the one kPayloadAhead ahead (its record is in cache by then). Step 0 also
-/// fetches the records the loop would never fetch ahead, all at once. A short result (a
-/// vertex's sixteen edges) is fetched whole at step 0: every record, then every record's
-/// property bytes, so its misses overlap in two rounds instead of following one another.
+/// Step i of a loop over items[0, n) (slots, or entries naming them): fetches the record
+/// kRecordAhead steps ahead and the property bytes of the one kPayloadAhead ahead (its record is
+/// in cache by then). Step 0 also fetches the records the loop would never fetch ahead, all at
+/// once. A short result (a vertex's sixteen edges) is fetched whole at step 0: every record,
+/// then every record's property bytes, so its misses overlap in two rounds instead of following
+/// one another.
 template <typename T, typename PrefetchRecord, typename PrefetchPayload>
-void prefetch_step(const T* slots, std::size_t i, std::size_t n, PrefetchRecord&& record,
+void prefetch_step(const T* items, std::size_t i, std::size_t n, PrefetchRecord&& record,
                    PrefetchPayload&& payload) noexcept {
   if (n <= kShortResult) {
     if (i == 0) {
-      for (std::size_t j = 0; j < n; ++j) record(slots[j]);
-      for (std::size_t j = 0; j < n; ++j) payload(slots[j]);
+      for (std::size_t j = 0; j < n; ++j) record(items[j]);
+      for (std::size_t j = 0; j < n; ++j) payload(items[j]);
     }
     return;
   }
   if (i == 0) {
-    for (std::size_t j = 0; j < std::min(n, kRecordAhead); ++j) record(slots[j]);
+    for (std::size_t j = 0; j < std::min(n, kRecordAhead); ++j) record(items[j]);
   }
-  if (i + kRecordAhead < n) record(slots[i + kRecordAhead]);
-  if (i + kPayloadAhead < n) payload(slots[i + kPayloadAhead]);
+  if (i + kRecordAhead < n) record(items[i + kRecordAhead]);
+  if (i + kPayloadAhead < n) payload(items[i + kPayloadAhead]);
 }
 
 template <typename View>
@@ -479,14 +480,6 @@ template <typename View>
               g.edge_properties(e).unpack()};
 }
 
-/// Appends the edge constructed in place (saves a move per result element).
-template <typename View>
-void emplace_edge(const View& g, std::vector<Edge>& out, Slot e) {
-  out.emplace_back(make_id(g, ElementKind::edge, e), g.labels().name(g.edge_label(e)),
-                   make_id(g, ElementKind::vertex, g.edge_from(e)), make_id(g, ElementKind::vertex, g.edge_to(e)),
-                   g.edge_properties(e).unpack());
-}
-
 /// An edge as an adjacency list gives it: all of it but its properties.
 struct ListedEdge {
   Slot edge;
@@ -494,6 +487,20 @@ struct ListedEdge {
   Slot to;
   LabelId label;
 };
+
+/// Appends the edge constructed in place (saves a move per result element).
+template <typename View>
+void emplace_edge(const View& g, std::vector<Edge>& out, const ListedEdge& x, PackedView properties) {
+  out.emplace_back(make_id(g, ElementKind::edge, x.edge), g.labels().name(x.label),
+                   make_id(g, ElementKind::vertex, x.from), make_id(g, ElementKind::vertex, x.to),
+                   properties.unpack());
+}
+
+/// emplace_edge of the edge in slot e.
+template <typename View>
+void emplace_edge(const View& g, std::vector<Edge>& out, Slot e) {
+  emplace_edge(g, out, ListedEdge{e, g.edge_from(e), g.edge_to(e), g.edge_label(e)}, g.edge_properties(e));
+}
 
 /// The edge of list entry `a` of vertex v's out-list (out) or in-list.
 template <typename View>
@@ -514,10 +521,7 @@ template <typename View>
     prefetch_step(
         edges, i, n, [&](const ListedEdge& x) { g.prefetch_listed_edge(x.edge); },
         [&](const ListedEdge& x) { g.prefetch_listed_edge_payload(x.edge); });
-    const ListedEdge& x = edges[i];
-    result.emplace_back(make_id(g, ElementKind::edge, x.edge), g.labels().name(x.label),
-                        make_id(g, ElementKind::vertex, x.from), make_id(g, ElementKind::vertex, x.to),
-                        g.listed_edge_properties(x.edge).unpack());
+    emplace_edge(g, result, edges[i], g.listed_edge_properties(edges[i].edge));
   }
   return result;
 }
