@@ -33,10 +33,4 @@ std::unique_ptr<Transaction> Transaction::begin() {
   throw InvalidArgument("begin() inside a transaction: transactions do not nest");
 }
 
-namespace detail {
-void throw_bad_attempts(int max_attempts) {
-  throw InvalidArgument(fmt::format("TransactOptions::max_attempts must be >= 1, got {}", max_attempts));
-}
-}  // namespace detail
-
 }  // namespace propgraph

@@ -207,13 +207,9 @@ class Transaction : public GraphOperations {
 template <class Fn>
 std::invoke_result_t<Fn&, Transaction&> transact(GraphOperations& graph, Fn&& fn, const TransactOptions& options = {});
 
-namespace detail {
-[[noreturn]] void throw_bad_attempts(int max_attempts);
-}  // namespace detail
-
 template <class Fn>
 std::invoke_result_t<Fn&, Transaction&> transact(GraphOperations& graph, Fn&& fn, const TransactOptions& options) {
-  if (options.max_attempts < 1) detail::throw_bad_attempts(options.max_attempts);
+  validate(options);
   for (int attempt = 1;; ++attempt) {
     std::unique_ptr<Transaction> tx = graph.begin();
     try {

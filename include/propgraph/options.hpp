@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "propgraph/model.hpp"
 
@@ -111,5 +112,25 @@ struct IndexInfo {
 struct TransactOptions {
   int max_attempts = 3;  ///< >= 1; the last TransactionConflict is rethrown
 };
+
+// -- validation: the one place that says which options and arguments are bad ----------------------
+// Every backend calls these before it touches the graph, so a bad option throws InvalidArgument
+// with the same message everywhere, whether or not the ids it names exist. Options not listed
+// here (Page, EdgeQuery, DegreeOptions, ComponentOptions, IndexOptions) have no invalid values.
+
+/// max_depth >= 1: "neighbors max_depth must be >= 1".
+void validate(const NeighborOptions& options);
+/// max_depth >= 0 (max_depth 0: only from == to has a path).
+void validate(const PathOptions& options);
+/// max_depth >= 0.
+void validate(const TraversalOptions& options);
+/// max_depth >= 0.
+void validate(const CycleOptions& options);
+/// iterations >= 1, damping in [0, 1].
+void validate(const PageRankOptions& options);
+/// max_attempts >= 1.
+void validate(const TransactOptions& options);
+/// The property key of create_index / drop_index: not empty. `operation` names the call.
+void validate_index_key(std::string_view key, std::string_view operation);
 
 }  // namespace propgraph

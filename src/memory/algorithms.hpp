@@ -17,9 +17,6 @@
 
 namespace propgraph::detail {
 
-/// Throws InvalidArgument unless depth >= 0; `field` names the option.
-void check_depth(int depth, std::string_view field);
-
 // traversal.cpp
 /// Distinct vertices 1..max_depth hops from start, ascending id, paged.
 template <typename View>

@@ -240,7 +240,7 @@ bool contains_nan(const Value& v) {
 
 bool MemoryGraph::create_index(std::string_view label, std::string_view key, const IndexOptions& options) {
   validate_label(label);
-  if (key.empty()) throw InvalidArgument("create_index: the property key is empty");
+  validate_index_key(key, "create_index");
   auto schema = schema_lock(*impl_);
   return impl_->gated("create_index", [&](std::uint64_t& lsn) {
     auto& s = impl_->store;
@@ -459,21 +459,22 @@ std::int64_t MemoryGraph::count_edges() {
 // -- traversal and algorithms ------------------------------------------------------------------
 
 std::vector<Vertex> MemoryGraph::neighbors(const ElementId& start, const NeighborOptions& options) {
-  detail::reads::check_neighbor_depth(options);
+  validate(options);
   return impl_->read_adjacency("neighbors", [&](const auto& g) { return detail::reads::neighbors(g, start, options); });
 }
 
 std::optional<Path> MemoryGraph::shortest_path(const ElementId& from, const ElementId& to, const PathOptions& options) {
-  detail::check_depth(options.max_depth, "max_depth");
+  validate(options);
   return impl_->read_adjacency("shortest_path", [&](const auto& g) { return detail::reads::shortest_path(g, from, to, options); });
 }
 
 std::vector<Path> MemoryGraph::all_paths(const ElementId& from, const ElementId& to, const PathOptions& options) {
-  detail::check_depth(options.max_depth, "max_depth");
+  validate(options);
   return impl_->read_adjacency("all_paths", [&](const auto& g) { return detail::reads::all_paths(g, from, to, options); });
 }
 
 std::vector<PageRankScore> MemoryGraph::page_rank(const PageRankOptions& options) {
+  validate(options);
   return impl_->read_adjacency("page_rank", [&](const auto& g) { return detail::page_rank(g, options); });
 }
 
@@ -486,16 +487,17 @@ std::vector<Component> MemoryGraph::connected_components(const ComponentOptions&
 }
 
 std::vector<Visit> MemoryGraph::bfs(const ElementId& start, const TraversalOptions& options) {
-  detail::check_depth(options.max_depth, "max_depth");
+  validate(options);
   return impl_->read_adjacency("bfs", [&](const auto& g) { return detail::reads::bfs(g, start, options); });
 }
 
 std::vector<Visit> MemoryGraph::dfs(const ElementId& start, const TraversalOptions& options) {
-  detail::check_depth(options.max_depth, "max_depth");
+  validate(options);
   return impl_->read_adjacency("dfs", [&](const auto& g) { return detail::reads::dfs(g, start, options); });
 }
 
 std::vector<Cycle> MemoryGraph::detect_cycles(const CycleOptions& options) {
+  validate(options);
   return impl_->read_adjacency("detect_cycles", [&](const auto& g) { return detail::detect_cycles(g, options); });
 }
 

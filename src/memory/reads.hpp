@@ -148,10 +148,6 @@ std::optional<Degree> degree_centrality(const View& g, const ElementId& id, cons
 
 // -- traversals and algorithms: resolve ids, then run the algorithm ------------------------------
 
-inline void check_neighbor_depth(const NeighborOptions& options) {
-  if (options.max_depth < 1) throw InvalidArgument("neighbors max_depth must be >= 1");
-}
-
 template <typename View>
 std::vector<Vertex> neighbors(const View& g, const ElementId& start, const NeighborOptions& options) {
   const Slot v = vertex_slot(g, start);

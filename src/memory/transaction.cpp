@@ -229,19 +229,20 @@ std::int64_t MemoryTransaction::count_edges() {
 // -- traversal and algorithms ---------------------------------------------------------------------
 
 std::vector<Vertex> MemoryTransaction::neighbors(const ElementId& start, const NeighborOptions& options) {
-  reads::check_neighbor_depth(options);
+  validate(options);
   return read("neighbors", [&](const auto& g) { return reads::neighbors(g, start, options); });
 }
 std::optional<Path> MemoryTransaction::shortest_path(const ElementId& from, const ElementId& to,
                                                      const PathOptions& options) {
-  check_depth(options.max_depth, "max_depth");
+  validate(options);
   return read("shortest_path", [&](const auto& g) { return reads::shortest_path(g, from, to, options); });
 }
 std::vector<Path> MemoryTransaction::all_paths(const ElementId& from, const ElementId& to, const PathOptions& options) {
-  check_depth(options.max_depth, "max_depth");
+  validate(options);
   return read("all_paths", [&](const auto& g) { return reads::all_paths(g, from, to, options); });
 }
 std::vector<PageRankScore> MemoryTransaction::page_rank(const PageRankOptions& options) {
+  validate(options);
   return read("page_rank", [&](const auto& g) { return detail::page_rank(g, options); });
 }
 std::optional<Degree> MemoryTransaction::degree_centrality(const ElementId& id, const DegreeOptions& options) {
@@ -251,14 +252,15 @@ std::vector<Component> MemoryTransaction::connected_components(const ComponentOp
   return read("connected_components", [&](const auto& g) { return detail::connected_components(g, options); });
 }
 std::vector<Visit> MemoryTransaction::bfs(const ElementId& start, const TraversalOptions& options) {
-  check_depth(options.max_depth, "max_depth");
+  validate(options);
   return read("bfs", [&](const auto& g) { return reads::bfs(g, start, options); });
 }
 std::vector<Visit> MemoryTransaction::dfs(const ElementId& start, const TraversalOptions& options) {
-  check_depth(options.max_depth, "max_depth");
+  validate(options);
   return read("dfs", [&](const auto& g) { return reads::dfs(g, start, options); });
 }
 std::vector<Cycle> MemoryTransaction::detect_cycles(const CycleOptions& options) {
+  validate(options);
   return read("detect_cycles", [&](const auto& g) { return detail::detect_cycles(g, options); });
 }
 

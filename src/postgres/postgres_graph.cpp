@@ -958,7 +958,7 @@ std::vector<std::string> PostgresGraph::edge_labels() { return column(impl_->que
 
 bool PostgresGraph::create_index(std::string_view label, std::string_view key, const IndexOptions& options) {
   validate_label(label);
-  if (key.empty()) throw InvalidArgument("create_index: the property key is empty");
+  validate_index_key(key, "create_index");
   if (key.find('\0') != std::string_view::npos) {
     throw InvalidArgument("create_index: PostgresGraph cannot store a NUL character in a key");
   }
@@ -1332,7 +1332,7 @@ std::int64_t PostgresGraph::count_edges() { return impl_->query(impl_->sql->coun
 // -- traversal --------------------------------------------------------------------------------
 
 std::vector<Vertex> PostgresGraph::neighbors(const ElementId& start, const NeighborOptions& options) {
-  if (options.max_depth < 1) throw InvalidArgument("neighbors max_depth must be >= 1");
+  validate(options);
   if (options.max_depth > kMaxCteDepth) {
     Subgraph sub = impl_->reachable(start, options.direction, options.edge_label, options.max_depth);
     NeighborOptions unpaged = options;
@@ -1360,13 +1360,11 @@ std::vector<Vertex> PostgresGraph::neighbors(const ElementId& start, const Neigh
 
 std::optional<Path> PostgresGraph::shortest_path(const ElementId& from, const ElementId& to,
                                                  const PathOptions& options) {
+  validate(options);
   const std::string* weight = options.weight_property ? &*options.weight_property : nullptr;
-  // A weighted search is not bounded by max_depth: it needs everything reachable. A negative
-  // max_depth loads nothing; MemoryGraph rejects it.
+  // A weighted search is not bounded by max_depth: it needs everything reachable.
   const int depth = weight ? -1 : options.max_depth;
-  Subgraph sub = options.max_depth < 0 && !weight
-                     ? Subgraph(*impl_->ids)
-                     : impl_->reachable(from, options.direction, options.edge_label, depth, weight);
+  Subgraph sub = impl_->reachable(from, options.direction, options.edge_label, depth, weight);
   try {
     auto path = sub.graph().shortest_path(sub.memory_vertex(from), sub.memory_vertex(to), options);
     if (!path) return std::nullopt;
@@ -1377,15 +1375,15 @@ std::optional<Path> PostgresGraph::shortest_path(const ElementId& from, const El
 }
 
 std::vector<Path> PostgresGraph::all_paths(const ElementId& from, const ElementId& to, const PathOptions& options) {
-  Subgraph sub = options.max_depth < 0 ? Subgraph(*impl_->ids)
-                                       : impl_->reachable(from, options.direction, options.edge_label, options.max_depth);
+  validate(options);
+  Subgraph sub = impl_->reachable(from, options.direction, options.edge_label, options.max_depth);
   return sub.paths(sub.graph().all_paths(sub.memory_vertex(from), sub.memory_vertex(to), options));
 }
 
 // -- algorithms -------------------------------------------------------------------------------
 
 std::vector<PageRankScore> PostgresGraph::page_rank(const PageRankOptions& options) {
-  (void)MemoryGraph().page_rank(options);  // rejects bad options before anything is loaded
+  validate(options);
   Subgraph sub = impl_->whole(options.vertex_label, options.edge_label, false);
   return sub.scores(sub.graph().page_rank(options));
 }
@@ -1409,21 +1407,23 @@ std::vector<Component> PostgresGraph::connected_components(const ComponentOption
 }
 
 std::vector<Visit> PostgresGraph::bfs(const ElementId& start, const TraversalOptions& options) {
-  Subgraph sub = options.max_depth < 0 || options.max_vertices == 0
+  validate(options);
+  Subgraph sub = options.max_vertices == 0
                      ? Subgraph(*impl_->ids)
                      : impl_->reachable(start, options.direction, options.edge_label, options.max_depth);
   return sub.visits(sub.graph().bfs(sub.memory_vertex(start), options));
 }
 
 std::vector<Visit> PostgresGraph::dfs(const ElementId& start, const TraversalOptions& options) {
-  Subgraph sub = options.max_depth < 0 || options.max_vertices == 0
+  validate(options);
+  Subgraph sub = options.max_vertices == 0
                      ? Subgraph(*impl_->ids)
                      : impl_->reachable(start, options.direction, options.edge_label, options.max_depth);
   return sub.visits(sub.graph().dfs(sub.memory_vertex(start), options));
 }
 
 std::vector<Cycle> PostgresGraph::detect_cycles(const CycleOptions& options) {
-  (void)MemoryGraph().detect_cycles(options);  // rejects bad options before anything is loaded
+  validate(options);
   Subgraph sub = impl_->whole(options.vertex_label, options.edge_label, true);
   return sub.cycles(sub.graph().detect_cycles(options));
 }

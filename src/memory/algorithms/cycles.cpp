@@ -154,7 +154,6 @@ std::vector<Cycle> enumerate_cycles(const View& g, const Adjacency& adj, const E
 
 template <typename View>
 std::vector<Cycle> detect_cycles(const View& g, const CycleOptions& options) {
-  check_depth(options.max_depth, "max_depth");
   if (options.max_cycles == 0 || options.max_depth == 0) return {};
   const EdgeFilter f = make_filter(g, Direction::out, options.edge_label, options.vertex_label);
   if (f.edge_label == kUnknownLabel || f.vertex_label == kUnknownLabel) return {};

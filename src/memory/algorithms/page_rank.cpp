@@ -119,10 +119,6 @@ std::uint64_t descending(double score) noexcept {
 // each), instead of pushing shares into random places.
 template <typename View>
 std::vector<PageRankScore> page_rank(const View& g, const PageRankOptions& options) {
-  if (options.iterations < 1) throw InvalidArgument("page_rank iterations must be >= 1");
-  if (!(options.damping >= 0.0 && options.damping <= 1.0)) {
-    throw InvalidArgument(fmt::format("page_rank damping must be in [0, 1], got {}", options.damping));
-  }
   const EdgeFilter f = make_filter(g, Direction::out, options.edge_label, options.vertex_label);
   // Dense numbering of the participating vertices, in slot (= id) order. Buffers are reused per
   // thread: repeated calls on small graphs then allocate nothing but the result.

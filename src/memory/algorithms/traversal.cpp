@@ -10,10 +10,6 @@
 
 namespace propgraph::detail {
 
-void check_depth(int depth, std::string_view field) {
-  if (depth < 0) throw InvalidArgument(fmt::format("{} must be >= 0, got {}", field, depth));
-}
-
 template <typename View>
 std::vector<Vertex> neighbors(const View& g, Slot start, const NeighborOptions& options) {
   g.with_adjacency([&](const auto& adj) {
