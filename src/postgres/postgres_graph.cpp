@@ -1433,7 +1433,7 @@ std::vector<Cycle> PostgresGraph::detect_cycles(const CycleOptions& options) {
 
 /// A PostgreSQL transaction: every call runs PostgresGraph's own implementation on a view of the
 /// graph pinned to the transaction's connection (Impl::pinned), through Forwarding's one list.
-class PostgresGraph::Tx final : public detail::Forwarding<Transaction> {
+class PostgresGraph::Tx final : public backend::Forwarding<Transaction> {
  public:
   Tx(const std::shared_ptr<Shared>& shared, ConnectionPool::Lease lease)
       : Forwarding(view_), lease_(std::move(lease)), pinned_{&**lease_}, view_(std::make_unique<Impl>(shared, &pinned_)) {}

@@ -3,8 +3,9 @@
 
 #include <chrono>
 #include <cstdint>
-#include <span>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -14,23 +15,39 @@
 #include "propgraph/fiber/fiber_pool.hpp"
 #include "propgraph/fiber/spawn.hpp"
 #include "propgraph/deadline.hpp"
+#include "propgraph/operation_list.hpp"
 #include "propgraph/operations.hpp"
 
 namespace propgraph {
 
 namespace detail {
-/// The type an argument is stored as inside the fiber: an owning copy (views become strings).
+/// The type an argument is stored as inside the fiber: an owning copy (string views become
+/// strings, spans vectors).
 template <class T>
 struct owned {
-  using type = std::remove_cvref_t<T>;
+  using type = T;
+  template <class U>
+  static type copy(U&& value) {
+    return type(std::forward<U>(value));
+  }
 };
-template <class T>
-  requires std::is_same_v<std::remove_cvref_t<T>, std::string_view>
-struct owned<T> {
+template <>
+struct owned<std::string_view> {
   using type = std::string;
+  static type copy(std::string_view value) { return type(value); }
 };
 template <class T>
-using owned_t = typename owned<T>::type;
+struct owned<std::span<const T>> {
+  using type = std::vector<T>;
+  static type copy(std::span<const T> value) { return type(value.begin(), value.end()); }
+};
+template <class T>
+using owned_t = typename owned<std::remove_cvref_t<T>>::type;
+/// The owning copy of an argument.
+template <class T>
+owned_t<T> own(T&& value) {
+  return owned<std::remove_cvref_t<T>>::copy(std::forward<T>(value));
+}
 }  // namespace detail
 
 /// Runs GraphOperations calls on Boost.Fibers. Obtain one with as_fiber().
@@ -42,7 +59,8 @@ using owned_t = typename owned<T>::type;
 ///   design contract names: `boost::fibers::future<Vertex> f = ops.create_vertex_async(...)`.
 /// - Arguments are copied into owning values before the call returns (string_view becomes
 ///   std::string; ElementId, Properties and options are copied), so the future stays valid
-///   after the caller's temporaries are gone.
+///   after the caller's temporaries are gone (the elements of create_vertices_async's and
+///   create_edges_async's spans too: the span need not outlive the call).
 /// - Errors: whatever the backend throws comes out of `future.get()` unchanged (same type, same
 ///   message). Starting the call throws only std::bad_alloc, or PoolClosed on a closed pool.
 /// - Where it runs: with as_fiber(graph, options), on the calling thread's scheduler
@@ -83,14 +101,13 @@ class FiberOperations {
   /// The per-call budget set by with_timeout(), if any.
   [[nodiscard]] std::optional<std::chrono::nanoseconds> timeout() const noexcept { return timeout_; }
 
-  /// The one wrapping mechanism: runs `graph.*Method(args...)` on a fiber. Arguments are stored
-  /// as detail::owned_t copies and passed to the method as lvalues.
+  /// Runs `graph.*Method(args...)` on a fiber, as the `_async` twins run their calls: arguments
+  /// are stored as detail::owned_t copies and passed to the method as lvalues.
   template <auto Method, class... Args>
   [[nodiscard]] auto call(Args&&... args) const
       -> Future<std::invoke_result_t<decltype(Method), GraphOperations&, const detail::owned_t<Args>&...>> {
-    return start([graph = graph_, ... owned = detail::owned_t<Args>(std::forward<Args>(args))]() {
-      return (graph->*Method)(owned...);
-    });
+    return bound([](GraphOperations& graph, const auto&... owned) { return (graph.*Method)(owned...); })(
+        std::forward<Args>(args)...);
   }
 
   /// Runs `task()` on a fiber as every call does: where the facade runs calls, under the
@@ -108,43 +125,28 @@ class FiberOperations {
     return run_on_fiber(std::move(scoped), options_);
   }
 
-  // -- session -------------------------------------------------------------------------------
-  [[nodiscard]] Future<bool> create_graph_async(std::string_view name) const { return call<&GraphOperations::create_graph>(name); }
-  [[nodiscard]] Future<bool> drop_graph_async(std::string_view name) const { return call<&GraphOperations::drop_graph>(name); }
-  [[nodiscard]] Future<bool> graph_exists_async(std::string_view name) const { return call<&GraphOperations::graph_exists>(name); }
-  [[nodiscard]] Future<std::vector<std::string>> vertex_labels_async() const { return call<&GraphOperations::vertex_labels>(); }
-  [[nodiscard]] Future<std::vector<std::string>> edge_labels_async() const { return call<&GraphOperations::edge_labels>(); }
+ private:
+  /// `bound(fn)(args...)` starts fn(graph, owned copies of args...) on a fiber: the one
+  /// mechanism under every `_async` twin and call().
+  /// Fn is a lambda without captures, made again inside the fiber (nothing of it is stored).
+  template <class Fn>
+  [[nodiscard]] auto bound(Fn) const {
+    return [this](auto&&... args) {
+      return start([graph = graph_, ... owned = detail::own(std::forward<decltype(args)>(args))]() {
+        return Fn{}(*graph, owned...);
+      });
+    };
+  }
 
-  // -- vertices ------------------------------------------------------------------------------
-  [[nodiscard]] Future<Vertex> create_vertex_async(std::string_view label, const Properties& properties = {}) const { return call<&GraphOperations::create_vertex>(label, properties); }
-  [[nodiscard]] Future<std::optional<Vertex>> find_vertex_by_id_async(std::string_view label, const ElementId& id) const { return call<&GraphOperations::find_vertex_by_id>(label, id); }
-  [[nodiscard]] Future<std::optional<Vertex>> find_vertex_async(const ElementId& id) const { return call<&GraphOperations::find_vertex>(id); }
-  [[nodiscard]] Future<std::vector<Vertex>> find_vertices_by_label_async(std::string_view label, const Properties& filter = {}, const Page& page = {}) const { return call<&GraphOperations::find_vertices_by_label>(label, filter, page); }
-  [[nodiscard]] Future<std::optional<Vertex>> update_vertex_async(std::string_view label, const ElementId& id, const Properties& properties) const { return call<&GraphOperations::update_vertex>(label, id, properties); }
-  [[nodiscard]] Future<bool> delete_vertex_async(std::string_view label, const ElementId& id) const { return call<&GraphOperations::delete_vertex>(label, id); }
-  [[nodiscard]] Future<std::int64_t> count_vertices_async(std::string_view label) const { return call<static_cast<std::int64_t (GraphOperations::*)(std::string_view)>(&GraphOperations::count_vertices)>(label); }
-  [[nodiscard]] Future<std::int64_t> count_vertices_async() const { return call<static_cast<std::int64_t (GraphOperations::*)()>(&GraphOperations::count_vertices)>(); }
-  [[nodiscard]] Future<Upserted> upsert_vertex_async(std::string_view label, const Properties& match, const Properties& properties = {}) const { return call<&GraphOperations::upsert_vertex>(label, match, properties); }
-
-  // -- edges ---------------------------------------------------------------------------------
-  [[nodiscard]] Future<Edge> create_edge_async(const ElementId& from, const ElementId& to, std::string_view label, const Properties& properties = {}) const { return call<&GraphOperations::create_edge>(from, to, label, properties); }
-  [[nodiscard]] Future<std::optional<Edge>> find_edge_by_id_async(std::string_view label, const ElementId& id) const { return call<&GraphOperations::find_edge_by_id>(label, id); }
-  [[nodiscard]] Future<std::optional<Edge>> find_edge_async(const ElementId& id) const { return call<&GraphOperations::find_edge>(id); }
-  [[nodiscard]] Future<std::vector<Edge>> find_edges_by_label_async(std::string_view label, const Properties& filter = {}, const Page& page = {}) const { return call<&GraphOperations::find_edges_by_label>(label, filter, page); }
-  [[nodiscard]] Future<std::vector<Edge>> incident_edges_async(const ElementId& vertex, const EdgeQuery& query = {}) const { return call<&GraphOperations::incident_edges>(vertex, query); }
-  [[nodiscard]] Future<std::optional<Edge>> update_edge_async(std::string_view label, const ElementId& id, const Properties& properties) const { return call<&GraphOperations::update_edge>(label, id, properties); }
-  [[nodiscard]] Future<bool> delete_edge_async(std::string_view label, const ElementId& id) const { return call<&GraphOperations::delete_edge>(label, id); }
-  [[nodiscard]] Future<std::int64_t> count_edges_async(std::string_view label) const { return call<static_cast<std::int64_t (GraphOperations::*)(std::string_view)>(&GraphOperations::count_edges)>(label); }
-  [[nodiscard]] Future<std::int64_t> count_edges_async() const { return call<static_cast<std::int64_t (GraphOperations::*)()>(&GraphOperations::count_edges)>(); }
-
-  // -- indexes and bulk writes ---------------------------------------------------------------
-  [[nodiscard]] Future<bool> create_index_async(std::string_view label, std::string_view key, const IndexOptions& options = {}) const { return call<&GraphOperations::create_index>(label, key, options); }
-  [[nodiscard]] Future<bool> drop_index_async(std::string_view label, std::string_view key) const { return call<&GraphOperations::drop_index>(label, key); }
-  [[nodiscard]] Future<std::vector<IndexInfo>> indexes_async() const { return call<&GraphOperations::indexes>(); }
-  /// The elements are copied into the fiber: the span need not outlive the call.
-  [[nodiscard]] Future<std::vector<ElementId>> create_vertices_async(std::span<const NewVertex> vertices) const { return call<&GraphOperations::create_vertices>(std::vector<NewVertex>(vertices.begin(), vertices.end())); }
-  /// The elements are copied into the fiber: the span need not outlive the call.
-  [[nodiscard]] Future<std::vector<ElementId>> create_edges_async(std::span<const NewEdge> edges) const { return call<&GraphOperations::create_edges>(std::vector<NewEdge>(edges.begin(), edges.end())); }
+ public:
+  // -- every GraphOperations call but begin(), generated from PROPGRAPH_GRAPH_OPERATIONS -------
+#define PROPGRAPH_DETAIL_ASYNC(name, result, parameters, arguments)                                        \
+  [[nodiscard]] Future<result> name##_async parameters const {                                            \
+    return bound([](GraphOperations& graph, const auto&... owned) -> result { return graph.name(owned...); }) \
+        arguments;                                                                                         \
+  }
+  PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_ASYNC, PROPGRAPH_DETAIL_ASYNC, PROPGRAPH_DEFAULT_ARG)
+#undef PROPGRAPH_DETAIL_ASYNC
 
   // -- transactions ------------------------------------------------------------------------------
   /// A transaction of the wrapped graph; run its calls on fibers with as_fiber(*tx).
@@ -156,19 +158,6 @@ class FiberOperations {
       -> Future<std::invoke_result_t<Fn&, Transaction&>> {
     return start([graph = graph_, fn = std::move(fn), options]() mutable { return transact(*graph, fn, options); });
   }
-
-  // -- traversal -----------------------------------------------------------------------------
-  [[nodiscard]] Future<std::vector<Vertex>> neighbors_async(const ElementId& start, const NeighborOptions& options = {}) const { return call<&GraphOperations::neighbors>(start, options); }
-  [[nodiscard]] Future<std::optional<Path>> shortest_path_async(const ElementId& from, const ElementId& to, const PathOptions& options = {}) const { return call<&GraphOperations::shortest_path>(from, to, options); }
-  [[nodiscard]] Future<std::vector<Path>> all_paths_async(const ElementId& from, const ElementId& to, const PathOptions& options = {}) const { return call<&GraphOperations::all_paths>(from, to, options); }
-
-  // -- algorithms ----------------------------------------------------------------------------
-  [[nodiscard]] Future<std::vector<PageRankScore>> page_rank_async(const PageRankOptions& options = {}) const { return call<&GraphOperations::page_rank>(options); }
-  [[nodiscard]] Future<std::optional<Degree>> degree_centrality_async(const ElementId& id, const DegreeOptions& options = {}) const { return call<&GraphOperations::degree_centrality>(id, options); }
-  [[nodiscard]] Future<std::vector<Component>> connected_components_async(const ComponentOptions& options = {}) const { return call<&GraphOperations::connected_components>(options); }
-  [[nodiscard]] Future<std::vector<Visit>> bfs_async(const ElementId& start, const TraversalOptions& options = {}) const { return call<&GraphOperations::bfs>(start, options); }
-  [[nodiscard]] Future<std::vector<Visit>> dfs_async(const ElementId& start, const TraversalOptions& options = {}) const { return call<&GraphOperations::dfs>(start, options); }
-  [[nodiscard]] Future<std::vector<Cycle>> detect_cycles_async(const CycleOptions& options = {}) const { return call<&GraphOperations::detect_cycles>(options); }
 
  private:
   /// The deadline a call started now runs under: the caller's, or now + timeout_ if earlier.

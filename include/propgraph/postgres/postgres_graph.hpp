@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "propgraph/operation_list.hpp"
 #include "propgraph/operations.hpp"
 
 namespace propgraph {
@@ -133,6 +134,11 @@ struct PostgresOptions {
 /// go to the primary; a read a standby cannot serve yet (it has not replayed the graph's
 /// tables) goes to the primary.
 ///
+/// Catalog: create_graph creates the graph's catalog entry and schema (false when it exists).
+/// drop_graph of another graph drops its schema and catalog entry (an instance bound to that
+/// graph then gets QueryError); of the bound graph it deletes every element instead: the
+/// schema stays and ids issued before are never reissued.
+///
 /// Transactions (begin()): one PostgreSQL transaction at SERIALIZABLE isolation on one pooled
 /// connection, held until commit() or rollback(). Every call inside runs the same statements as
 /// outside, on that connection and inside a savepoint (SAVEPOINT, the call, RELEASE: two round
@@ -174,65 +180,13 @@ class PostgresGraph final : public GraphOperations {
   };
   [[nodiscard]] ReadRouting read_routing() const;
 
-  /// Creates the graph's catalog entry and schema; false when it exists.
-  bool create_graph(std::string_view name) override;
-  /// Drops another graph's schema and catalog entry (an instance bound to that graph then gets
-  /// QueryError). For the bound graph it deletes every element instead: the schema stays and
-  /// ids issued before are never reissued.
-  bool drop_graph(std::string_view name) override;
-  bool graph_exists(std::string_view name) override;
-  std::vector<std::string> vertex_labels() override;
-  std::vector<std::string> edge_labels() override;
-
-  Vertex create_vertex(std::string_view label, const Properties& properties = {}) override;
-  std::optional<Vertex> find_vertex_by_id(std::string_view label, const ElementId& id) override;
-  std::optional<Vertex> find_vertex(const ElementId& id) override;
-  std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& filter = {},
-                                             const Page& page = {}) override;
-  std::optional<Vertex> update_vertex(std::string_view label, const ElementId& id,
-                                      const Properties& properties) override;
-  bool delete_vertex(std::string_view label, const ElementId& id) override;
-  std::int64_t count_vertices(std::string_view label) override;
-  std::int64_t count_vertices() override;
-  Upserted upsert_vertex(std::string_view label, const Properties& match, const Properties& properties = {}) override;
-
-  Edge create_edge(const ElementId& from, const ElementId& to, std::string_view label,
-                   const Properties& properties = {}) override;
-  std::optional<Edge> find_edge_by_id(std::string_view label, const ElementId& id) override;
-  std::optional<Edge> find_edge(const ElementId& id) override;
-  std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& filter = {},
-                                        const Page& page = {}) override;
-  std::vector<Edge> incident_edges(const ElementId& vertex, const EdgeQuery& query = {}) override;
-  std::optional<Edge> update_edge(std::string_view label, const ElementId& id,
-                                  const Properties& properties) override;
-  bool delete_edge(std::string_view label, const ElementId& id) override;
-  std::int64_t count_edges(std::string_view label) override;
-  std::int64_t count_edges() override;
-
-  /// One transaction: row ids from the tables' sequences, then COPY in binary format.
-  std::vector<ElementId> create_vertices(std::span<const NewVertex> vertices) override;
-  std::vector<ElementId> create_edges(std::span<const NewEdge> edges) override;
-
-  bool create_index(std::string_view label, std::string_view key, const IndexOptions& options = {}) override;
-  bool drop_index(std::string_view label, std::string_view key) override;
-  std::vector<IndexInfo> indexes() override;
-
   /// Starts a SERIALIZABLE PostgreSQL transaction on a connection of the pool (waiting for one
   /// as any call does); the connection returns to the pool when the transaction ends.
   [[nodiscard]] std::unique_ptr<Transaction> begin() override;
 
-  std::vector<Vertex> neighbors(const ElementId& start, const NeighborOptions& options = {}) override;
-  std::optional<Path> shortest_path(const ElementId& from, const ElementId& to,
-                                    const PathOptions& options = {}) override;
-  std::vector<Path> all_paths(const ElementId& from, const ElementId& to,
-                              const PathOptions& options = {}) override;
-
-  std::vector<PageRankScore> page_rank(const PageRankOptions& options = {}) override;
-  std::optional<Degree> degree_centrality(const ElementId& id, const DegreeOptions& options = {}) override;
-  std::vector<Component> connected_components(const ComponentOptions& options = {}) override;
-  std::vector<Visit> bfs(const ElementId& start, const TraversalOptions& options = {}) override;
-  std::vector<Visit> dfs(const ElementId& start, const TraversalOptions& options = {}) override;
-  std::vector<Cycle> detect_cycles(const CycleOptions& options = {}) override;
+  /// Every other GraphOperations call; operations.hpp has their contracts, the class comment
+  /// what each costs here.
+  PROPGRAPH_DECLARE_GRAPH_OPERATIONS()
 
  private:
   struct Shared;
