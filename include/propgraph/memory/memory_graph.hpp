@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "propgraph/operation_list.hpp"
 #include "propgraph/operations.hpp"
 
 namespace propgraph {
@@ -101,6 +102,18 @@ struct MemoryOptions {
 ///   delete_vertex) puts them into the lists, all at once in O(V + E) when they are many, which
 ///   lays the lists out side by side in vertex order. Loading edges in batches therefore costs
 ///   one such pass, paid by the first read.
+/// - Indexes cover the vertices and the edges of a label (MemoryGraph's labels are one
+///   namespace). Building one is O(elements with the label); afterwards a create costs O(1) more
+///   per index of its label, an update or delete O(bucket) for an index whose value it changes.
+///   Filters, page lookups and upsert matches take the smallest bucket among the filter's
+///   indexed keys (O(bucket)) and re-check the whole filter, so results equal an unindexed scan.
+///   drop_graph() of the bound graph removes its indexes.
+/// - create_vertices / create_edges: one lock for the whole batch; validated completely (labels,
+///   endpoints, unique indexes, also among the batch's own elements) before the first insert.
+/// - detect_cycles never enters a vertex that cannot get back to the cycle's first vertex
+///   within max_depth along a way off the open path (Johnson's blocking, with the length
+///   bound), so that a search spends little time where no cycle is left: one long ring costs
+///   O(V + E).
 /// - Only the bound graph holds elements; create_graph/drop_graph on other names manage empty
 ///   catalog entries, for parity with server backends.
 class MemoryGraph final : public GraphOperations {
@@ -134,67 +147,8 @@ class MemoryGraph final : public GraphOperations {
   /// A transaction over this graph (see "Transactions" above). The graph must outlive it.
   std::unique_ptr<Transaction> begin() override;
 
-  bool create_graph(std::string_view name) override;
-  bool drop_graph(std::string_view name) override;
-  bool graph_exists(std::string_view name) override;
-  std::vector<std::string> vertex_labels() override;
-  std::vector<std::string> edge_labels() override;
-
-  Vertex create_vertex(std::string_view label, const Properties& properties = {}) override;
-  std::optional<Vertex> find_vertex_by_id(std::string_view label, const ElementId& id) override;
-  std::optional<Vertex> find_vertex(const ElementId& id) override;
-  std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& filter = {},
-                                             const Page& page = {}) override;
-  std::optional<Vertex> update_vertex(std::string_view label, const ElementId& id,
-                                      const Properties& properties) override;
-  bool delete_vertex(std::string_view label, const ElementId& id) override;
-  std::int64_t count_vertices(std::string_view label) override;
-  std::int64_t count_vertices() override;
-  Upserted upsert_vertex(std::string_view label, const Properties& match, const Properties& properties = {}) override;
-
-  Edge create_edge(const ElementId& from, const ElementId& to, std::string_view label,
-                   const Properties& properties = {}) override;
-  std::optional<Edge> find_edge_by_id(std::string_view label, const ElementId& id) override;
-  std::optional<Edge> find_edge(const ElementId& id) override;
-  std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& filter = {},
-                                        const Page& page = {}) override;
-  std::vector<Edge> incident_edges(const ElementId& vertex, const EdgeQuery& query = {}) override;
-  std::optional<Edge> update_edge(std::string_view label, const ElementId& id,
-                                  const Properties& properties) override;
-  bool delete_edge(std::string_view label, const ElementId& id) override;
-  std::int64_t count_edges(std::string_view label) override;
-  std::int64_t count_edges() override;
-
-  /// Indexes cover the vertices and the edges of a label (MemoryGraph's labels are one
-  /// namespace). Building one is O(elements with the label); afterwards a create costs O(1) more
-  /// per index of its label, an update or delete O(bucket) for an index whose value it changes.
-  /// Filters, page lookups and upsert matches take the smallest bucket among the filter's indexed
-  /// keys (O(bucket)) and re-check the whole filter, so results equal an unindexed scan.
-  /// drop_graph() of the bound graph removes its indexes.
-  bool create_index(std::string_view label, std::string_view key, const IndexOptions& options = {}) override;
-  bool drop_index(std::string_view label, std::string_view key) override;
-  std::vector<IndexInfo> indexes() override;
-
-  /// One lock for the whole batch; validated completely (labels, endpoints, unique indexes,
-  /// also among the batch's own elements) before the first insert.
-  std::vector<ElementId> create_vertices(std::span<const NewVertex> vertices) override;
-  std::vector<ElementId> create_edges(std::span<const NewEdge> edges) override;
-
-  std::vector<Vertex> neighbors(const ElementId& start, const NeighborOptions& options = {}) override;
-  std::optional<Path> shortest_path(const ElementId& from, const ElementId& to,
-                                    const PathOptions& options = {}) override;
-  std::vector<Path> all_paths(const ElementId& from, const ElementId& to,
-                              const PathOptions& options = {}) override;
-
-  std::vector<PageRankScore> page_rank(const PageRankOptions& options = {}) override;
-  std::optional<Degree> degree_centrality(const ElementId& id, const DegreeOptions& options = {}) override;
-  std::vector<Component> connected_components(const ComponentOptions& options = {}) override;
-  std::vector<Visit> bfs(const ElementId& start, const TraversalOptions& options = {}) override;
-  std::vector<Visit> dfs(const ElementId& start, const TraversalOptions& options = {}) override;
-  /// Never enters a vertex that cannot get back to the cycle's first vertex within max_depth
-  /// along a way off the open path (Johnson's blocking, with the length bound), so that a search
-  /// spends little time where no cycle is left: one long ring costs O(V + E).
-  std::vector<Cycle> detect_cycles(const CycleOptions& options = {}) override;
+  /// Every other GraphOperations call; operations.hpp has their contracts.
+  PROPGRAPH_DECLARE_GRAPH_OPERATIONS()
 
  private:
   struct Impl;

@@ -1,0 +1,32 @@
+// MemoryGraph's operations, written once over a context (contexts.hpp): MemoryGraph runs them on
+// the committed graph (CommittedContext), its transactions on theirs (TransactionContext). Reads
+// are reads.hpp and the algorithms over the context's view, writes are writes.cpp on an Overlay.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "propgraph/operation_list.hpp"
+#include "propgraph/operations.hpp"
+
+namespace propgraph::detail {
+
+/// Every GraphOperations call (begin() excepted) over `Context`; a short-lived value.
+template <class Context>
+class MemoryOperations {
+ public:
+  explicit MemoryOperations(Context& context) noexcept : context_(context) {}
+
+#define PROPGRAPH_DETAIL_DECLARE(name, result, parameters, arguments) result name parameters;
+  PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_DECLARE, PROPGRAPH_DETAIL_DECLARE, PROPGRAPH_NO_DEFAULT_ARG)
+#undef PROPGRAPH_DETAIL_DECLARE
+
+ private:
+  Context& context_;
+};
+
+}  // namespace propgraph::detail
