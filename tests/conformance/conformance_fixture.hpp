@@ -1,4 +1,5 @@
-// Conformance suite fixture: the GraphConformance typed test and the helpers its tests share
+// Conformance suite fixture: the GraphConformance value-parameterized test (its parameter, a
+// Backend, names the backend and makes its instances) and the helpers its tests share
 // (make_people, node, link, render, names, ids_of, ...). The tests live in conformance_suite.hpp
 // and the section headers it includes; see there for how a backend runs them.
 #pragma once
@@ -7,12 +8,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -278,23 +281,43 @@ void expect_error_naming(Call&& call, const std::vector<std::string>& parts) {
 
 // -- the suite ------------------------------------------------------------------------------
 
+/// One backend the suite runs against: the parameter of GraphConformance.
+struct Backend {
+  /// The last part of every test name (`Memory/GraphConformance.<Test>/<name>`): letters, digits
+  /// and '_' only, unique within one INSTANTIATE_TEST_SUITE_P.
+  std::string name;
+  /// A new instance bound to a new, empty graph. Instances from successive calls must not share
+  /// elements: the suite looks up ids of one instance in another. nullptr skips the test (for
+  /// example when a database server is unreachable).
+  std::function<std::unique_ptr<GraphOperations>()> make;
+};
+
+/// The Backend of a factory type, a class with `static std::unique_ptr<GraphOperations> make()`.
 template <typename Factory>
-class GraphConformance : public ::testing::Test {
+Backend backend(std::string name) {
+  return Backend{.name = std::move(name), .make = [] { return Factory::make(); }};
+}
+
+/// GetParam() in GoogleTest's output (--gtest_list_tests, failure messages): the backend's name.
+inline void PrintTo(const Backend& b, std::ostream* os) { *os << b.name; }
+
+/// The name generator of every instantiation: test names end in the backend's name.
+inline std::string backend_name(const ::testing::TestParamInfo<Backend>& info) { return info.param.name; }
+
+class GraphConformance : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
-    graph_ = Factory::make();
+    graph_ = GetParam().make();
     if (!graph_) GTEST_SKIP() << "backend unavailable";
   }
 
   GraphOperations& graph() { return *graph_; }
-  /// A second, independent instance from the same factory.
-  std::unique_ptr<GraphOperations> other_instance() { return Factory::make(); }
+  /// A second, independent instance from the same backend.
+  std::unique_ptr<GraphOperations> other_instance() { return GetParam().make(); }
 
  private:
   std::unique_ptr<GraphOperations> graph_;
 };
-
-TYPED_TEST_SUITE_P(GraphConformance);
 
 using Strings = std::vector<std::string>;
 

@@ -19,7 +19,7 @@ inline DeadlineClock::time_point passed_deadline() { return DeadlineClock::now()
 
 // NOLINTBEGIN(readability-function-cognitive-complexity)
 
-TYPED_TEST_P(GraphConformance, PassedDeadlineFailsEveryCallWithoutEffect) {
+TEST_P(GraphConformance, PassedDeadlineFailsEveryCallWithoutEffect) {
   auto& g = this->graph();
   const auto p = make_people(g);
   ASSERT_TRUE(g.create_index("Person", "name"));
@@ -75,7 +75,7 @@ TYPED_TEST_P(GraphConformance, PassedDeadlineFailsEveryCallWithoutEffect) {
   EXPECT_EQ(g.count_vertices(), 5);
 }
 
-TYPED_TEST_P(GraphConformance, TimeoutIsAGraphError) {
+TEST_P(GraphConformance, TimeoutIsAGraphError) {
   auto& g = this->graph();
   DeadlineScope scope(passed_deadline());
   try {
@@ -86,7 +86,7 @@ TYPED_TEST_P(GraphConformance, TimeoutIsAGraphError) {
   }
 }
 
-TYPED_TEST_P(GraphConformance, InnerDeadlineScopeCannotExtendTheOuter) {
+TEST_P(GraphConformance, InnerDeadlineScopeCannotExtendTheOuter) {
   auto& g = this->graph();
   const auto p = make_people(g);
   {
@@ -116,7 +116,7 @@ TYPED_TEST_P(GraphConformance, InnerDeadlineScopeCannotExtendTheOuter) {
   EXPECT_EQ(g.count_edges(), 4);
 }
 
-TYPED_TEST_P(GraphConformance, GenerousOrNoDeadlineChangesNothing) {
+TEST_P(GraphConformance, GenerousOrNoDeadlineChangesNothing) {
   auto& g = this->graph();
   const auto p = make_people(g);
   struct Results {
@@ -167,7 +167,7 @@ TYPED_TEST_P(GraphConformance, GenerousOrNoDeadlineChangesNothing) {
   expect_as_unscoped(read());
 }
 
-TYPED_TEST_P(GraphConformance, DeadlineScopeBelongsToItsThread) {
+TEST_P(GraphConformance, DeadlineScopeBelongsToItsThread) {
   auto& g = this->graph();
   const auto p = make_people(g);
   DeadlineScope scope(passed_deadline());

@@ -12,7 +12,7 @@ namespace propgraph::conformance {
 
 // NOLINTBEGIN(readability-function-cognitive-complexity)
 
-TYPED_TEST_P(GraphConformance, IndexesAreListedByLabelThenKey) {
+TEST_P(GraphConformance, IndexesAreListedByLabelThenKey) {
   auto& g = this->graph();
   EXPECT_EQ(g.indexes(), std::vector<IndexInfo>{});
   EXPECT_TRUE(g.create_index("Person", "name"));
@@ -59,7 +59,7 @@ TYPED_TEST_P(GraphConformance, IndexesAreListedByLabelThenKey) {
 /// without the key, on vertices and edges; every filter gives the same result, the one the
 /// contract defines (typed equality: int 1 != double 1.0, -0.0 == 0.0, NaN equals nothing),
 /// without an index, with one, through writes under it, and after dropping it.
-TYPED_TEST_P(GraphConformance, IndexesNeverChangeResults) {
+TEST_P(GraphConformance, IndexesNeverChangeResults) {
   auto& g = this->graph();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::vector<std::pair<std::string, Value>> values{
@@ -151,7 +151,7 @@ TYPED_TEST_P(GraphConformance, IndexesNeverChangeResults) {
   EXPECT_EQ(g.find_vertex(added.id), added);
 }
 
-TYPED_TEST_P(GraphConformance, UniqueIndexRefusesDuplicateVerticesThroughEveryWritePath) {
+TEST_P(GraphConformance, UniqueIndexRefusesDuplicateVerticesThroughEveryWritePath) {
   auto& g = this->graph();
   const auto alice = g.create_vertex("Person", {{"name", "Alice"}, {"email", "alice@example.org"}});
   const auto bob = g.create_vertex("Person", {{"name", "Bob"}, {"email", "bob@example.org"}});
@@ -224,7 +224,7 @@ TYPED_TEST_P(GraphConformance, UniqueIndexRefusesDuplicateVerticesThroughEveryWr
   EXPECT_EQ(g.find_vertices_by_label("Person", taken).size(), 2u);
 }
 
-TYPED_TEST_P(GraphConformance, UniqueIndexRefusesDuplicateEdgesThroughEveryWritePath) {
+TEST_P(GraphConformance, UniqueIndexRefusesDuplicateEdgesThroughEveryWritePath) {
   auto& g = this->graph();
   const auto p = make_people(g);  // KNOWS since 2020, 2021, 2022; FOLLOWS since 2019
   ASSERT_TRUE(g.create_index("KNOWS", "since", {.unique = true}));
@@ -268,7 +268,7 @@ TYPED_TEST_P(GraphConformance, UniqueIndexRefusesDuplicateEdgesThroughEveryWrite
   EXPECT_EQ(g.find_edges_by_label("KNOWS", {{"since", 2022}}).size(), 1u);
 }
 
-TYPED_TEST_P(GraphConformance, UniqueIndexOverExistingDuplicatesIsNotCreated) {
+TEST_P(GraphConformance, UniqueIndexOverExistingDuplicatesIsNotCreated) {
   auto& g = this->graph();
   g.create_vertex("Person", {{"name", "A"}, {"email", "same@example.org"}});
   g.create_vertex("Person", {{"name", "B"}, {"email", "same@example.org"}});

@@ -28,7 +28,7 @@ inline std::vector<ElementId> make_chain(GraphOperations& g, std::size_t n, bool
 
 // NOLINTBEGIN(readability-function-cognitive-complexity)
 
-TYPED_TEST_P(GraphConformance, DeepTraversalsRunOnASmallFiberStack) {
+TEST_P(GraphConformance, DeepTraversalsRunOnASmallFiberStack) {
   auto& g = this->graph();
   constexpr std::size_t n = 5000;  // recursion per step would need several times the stack below
   const auto ids = make_chain(g, n, true);
@@ -46,7 +46,7 @@ TYPED_TEST_P(GraphConformance, DeepTraversalsRunOnASmallFiberStack) {
   });
 }
 
-TYPED_TEST_P(GraphConformance, AllPathsStopWhenNoLongerPathCanExist) {
+TEST_P(GraphConformance, AllPathsStopWhenNoLongerPathCanExist) {
   auto& g = this->graph();
   const auto a = node(g, "A");
   const auto b = node(g, "B");
@@ -59,7 +59,7 @@ TYPED_TEST_P(GraphConformance, AllPathsStopWhenNoLongerPathCanExist) {
   EXPECT_EQ(render(g.all_paths(a.id, b.id, {.max_depth = INT_MAX})), (Strings{"A -LINK-> B"}));
 }
 
-TYPED_TEST_P(GraphConformance, WeightedShortestPathOrdersHugeWeights) {
+TEST_P(GraphConformance, WeightedShortestPathOrdersHugeWeights) {
   auto& g = this->graph();
   const auto s = node(g, "S");
   const auto a = node(g, "A");

@@ -17,7 +17,7 @@ namespace propgraph::conformance {
 
 // == label-free lookups ======================================================================
 
-TYPED_TEST_P(GraphConformance, FindVertexAndFindEdgeNeedNoLabel) {
+TEST_P(GraphConformance, FindVertexAndFindEdgeNeedNoLabel) {
   auto& g = this->graph();
   const auto p = make_people(g);
   const auto robot = node(g, "R2", "Robot");
@@ -39,7 +39,7 @@ TYPED_TEST_P(GraphConformance, FindVertexAndFindEdgeNeedNoLabel) {
   EXPECT_EQ(g.find_edge(owns.id), g.find_edge_by_id("OWNS", owns.id));
 }
 
-TYPED_TEST_P(GraphConformance, LabelFreeLookupsOfGarbageFindNothing) {
+TEST_P(GraphConformance, LabelFreeLookupsOfGarbageFindNothing) {
   auto& g = this->graph();
   const auto p = make_people(g);
   const auto gone = node(g, "Gone", "Person");
@@ -88,7 +88,7 @@ TYPED_TEST_P(GraphConformance, LabelFreeLookupsOfGarbageFindNothing) {
 
 // == incident_edges ==========================================================================
 
-TYPED_TEST_P(GraphConformance, IncidentEdgesFollowDirectionAndLabel) {
+TEST_P(GraphConformance, IncidentEdgesFollowDirectionAndLabel) {
   auto& g = this->graph();
   const auto p = make_people(g);
   // Edge ids ascend in creation order: Alice->Bob, Bob->Charlie, Charlie->Dave, Alice-F->Charlie.
@@ -124,7 +124,7 @@ TYPED_TEST_P(GraphConformance, IncidentEdgesFollowDirectionAndLabel) {
   EXPECT_EQ(g.incident_edges(loner.id), Edges{});
 }
 
-TYPED_TEST_P(GraphConformance, IncidentEdgesListSelfLoopsOnceAndParallelEdgesEach) {
+TEST_P(GraphConformance, IncidentEdgesListSelfLoopsOnceAndParallelEdgesEach) {
   auto& g = this->graph();
   const auto x = node(g, "x");
   const auto y = node(g, "y");
@@ -147,7 +147,7 @@ TYPED_TEST_P(GraphConformance, IncidentEdgesListSelfLoopsOnceAndParallelEdgesEac
   EXPECT_EQ(g.incident_edges(y.id), (Edges{xy2, yx}));
 }
 
-TYPED_TEST_P(GraphConformance, IncidentEdgesCarryTheirOwnPropertiesThroughBulkWritesUpdatesAndDeletes) {
+TEST_P(GraphConformance, IncidentEdgesCarryTheirOwnPropertiesThroughBulkWritesUpdatesAndDeletes) {
   // Thousands of edges of one property shape written in bulk (MemoryGraph then finds each map
   // from the edge's position), some of them replaced or deleted, more written later in other
   // shapes: every incident edge is the edge find_edges_by_label returns.
@@ -192,7 +192,7 @@ TYPED_TEST_P(GraphConformance, IncidentEdgesCarryTheirOwnPropertiesThroughBulkWr
   }
 }
 
-TYPED_TEST_P(GraphConformance, IncidentEdgesOfAnUnknownVertexAreEmpty) {
+TEST_P(GraphConformance, IncidentEdgesOfAnUnknownVertexAreEmpty) {
   auto& g = this->graph();
   const auto p = make_people(g);
   const auto gone = node(g, "Gone", "Person");
@@ -218,7 +218,7 @@ TYPED_TEST_P(GraphConformance, IncidentEdgesOfAnUnknownVertexAreEmpty) {
 
 // == totals ==================================================================================
 
-TYPED_TEST_P(GraphConformance, TotalsCountEveryLabel) {
+TEST_P(GraphConformance, TotalsCountEveryLabel) {
   auto& g = this->graph();
   EXPECT_EQ(g.count_vertices(), 0);
   EXPECT_EQ(g.count_edges(), 0);

@@ -53,6 +53,8 @@ struct DurableMemoryGraphFactory {
 }  // namespace
 
 namespace propgraph::conformance {
-INSTANTIATE_TYPED_TEST_SUITE_P(Memory, GraphConformance, ::testing::Types<MemoryGraphFactory>);
-INSTANTIATE_TYPED_TEST_SUITE_P(DurableMemory, GraphConformance, ::testing::Types<DurableMemoryGraphFactory>);
+INSTANTIATE_TEST_SUITE_P(Memory, GraphConformance, ::testing::Values(backend<MemoryGraphFactory>("MemoryGraph")),
+                         backend_name);
+INSTANTIATE_TEST_SUITE_P(DurableMemory, GraphConformance,
+                         ::testing::Values(backend<DurableMemoryGraphFactory>("DurableMemoryGraph")), backend_name);
 }  // namespace propgraph::conformance

@@ -98,7 +98,7 @@ void expect_pages_follow_the_contract(Fetch fetch, const std::vector<ElementId>&
 
 // NOLINTBEGIN(readability-function-cognitive-complexity)
 
-TYPED_TEST_P(GraphConformance, PagesOfVerticesFirstMiddleLastAndEmpty) {
+TEST_P(GraphConformance, PagesOfVerticesFirstMiddleLastAndEmpty) {
   auto& g = this->graph();
   const auto n = make_numbered(g);
   const auto& v = n.nodes;
@@ -131,7 +131,7 @@ TYPED_TEST_P(GraphConformance, PagesOfVerticesFirstMiddleLastAndEmpty) {
   EXPECT_TRUE(g.find_vertices_by_label("Nobody", {}, {.limit = 5, .after = v[0].id}).empty());
 }
 
-TYPED_TEST_P(GraphConformance, PagesOfEdgesFirstMiddleLastAndEmpty) {
+TEST_P(GraphConformance, PagesOfEdgesFirstMiddleLastAndEmpty) {
   auto& g = this->graph();
   const auto n = make_numbered(g);
   const auto& l = n.links;  // l[i] = n<i> -> n<i+1>
@@ -156,7 +156,7 @@ TYPED_TEST_P(GraphConformance, PagesOfEdgesFirstMiddleLastAndEmpty) {
   }
 }
 
-TYPED_TEST_P(GraphConformance, PagesAfterAnyIdFollowIdOrder) {
+TEST_P(GraphConformance, PagesAfterAnyIdFollowIdOrder) {
   auto& g = this->graph();
   const auto n = make_numbered(g);
   const auto hub = node(g, "hub");
@@ -206,7 +206,7 @@ TYPED_TEST_P(GraphConformance, PagesAfterAnyIdFollowIdOrder) {
   }
 }
 
-TYPED_TEST_P(GraphConformance, PagedFiltersWithAndWithoutAnIndex) {
+TEST_P(GraphConformance, PagedFiltersWithAndWithoutAnIndex) {
   auto& g = this->graph();
   const auto n = make_numbered(g);
   const auto& v = n.nodes;
@@ -251,7 +251,7 @@ TYPED_TEST_P(GraphConformance, PagedFiltersWithAndWithoutAnIndex) {
             (Strings{"n6", "n8", "n10"}));
 }
 
-TYPED_TEST_P(GraphConformance, PagesOfIncidentEdges) {
+TEST_P(GraphConformance, PagesOfIncidentEdges) {
   auto& g = this->graph();
   const auto hub = node(g, "hub");
   const auto a = node(g, "a");
@@ -293,7 +293,7 @@ TYPED_TEST_P(GraphConformance, PagesOfIncidentEdges) {
   }
 }
 
-TYPED_TEST_P(GraphConformance, PagesOfNeighbors) {
+TEST_P(GraphConformance, PagesOfNeighbors) {
   auto& g = this->graph();
   const auto n = make_numbered(g);
   const auto& v = n.nodes;
@@ -326,7 +326,7 @@ TYPED_TEST_P(GraphConformance, PagesOfNeighbors) {
 /// Writes between the pages of one walk: each page starts after the last id of the one before,
 /// whatever happened since. Elements inserted meanwhile (higher ids) come at the end, deleted
 /// ones no longer show, and a deleted `after` still works.
-TYPED_TEST_P(GraphConformance, PagesBetweenWritesSkipNothing) {
+TEST_P(GraphConformance, PagesBetweenWritesSkipNothing) {
   auto& g = this->graph();
   const auto n = make_numbered(g);
   Strings walked;
@@ -409,7 +409,7 @@ class PageWritePacer {
 /// other threads insert vertices with edges to the hub and delete vertices present at the start
 /// (the "doomed" ones), paced so that writes happen during every walk. Each walk must give its
 /// elements in strictly ascending id order (so none twice) and every element present throughout.
-TYPED_TEST_P(GraphConformance, PagingIsStableUnderConcurrentWrites) {
+TEST_P(GraphConformance, PagingIsStableUnderConcurrentWrites) {
   auto& g = this->graph();
   constexpr int kSteady = 120;
   constexpr int kWriters = 3;

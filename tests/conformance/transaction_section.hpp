@@ -48,7 +48,7 @@ inline void write_every_kind(Transaction& tx, const People& p) {
 
 }  // namespace tx_support
 
-TYPED_TEST_P(GraphConformance, TransactionCommitMakesEveryWriteVisibleAtOnce) {
+TEST_P(GraphConformance, TransactionCommitMakesEveryWriteVisibleAtOnce) {
   auto& g = this->graph();
   const auto p = make_people(g);
   const std::string before = tx_support::outside_view(g);
@@ -70,7 +70,7 @@ TYPED_TEST_P(GraphConformance, TransactionCommitMakesEveryWriteVisibleAtOnce) {
   EXPECT_EQ(g.count_edges("LIVES_IN"), 2);
 }
 
-TYPED_TEST_P(GraphConformance, TransactionRollbackAndDestructionDiscardEveryWrite) {
+TEST_P(GraphConformance, TransactionRollbackAndDestructionDiscardEveryWrite) {
   auto& g = this->graph();
   const auto p = make_people(g);
   const std::string before = tx_support::outside_view(g);
@@ -91,7 +91,7 @@ TYPED_TEST_P(GraphConformance, TransactionRollbackAndDestructionDiscardEveryWrit
   EXPECT_EQ(g.create_vertex("Person", {{"name", "Gina"}}).properties["name"], Value("Gina"));
 }
 
-TYPED_TEST_P(GraphConformance, TransactionReadsSeeItsOwnWrites) {
+TEST_P(GraphConformance, TransactionReadsSeeItsOwnWrites) {
   auto& g = this->graph();
   const auto p = make_people(g);
   auto tx = g.begin();
@@ -133,7 +133,7 @@ TYPED_TEST_P(GraphConformance, TransactionReadsSeeItsOwnWrites) {
   tx->rollback();
 }
 
-TYPED_TEST_P(GraphConformance, AFailedWriteInsideATransactionHasNoEffectAndTheTransactionGoesOn) {
+TEST_P(GraphConformance, AFailedWriteInsideATransactionHasNoEffectAndTheTransactionGoesOn) {
   auto& g = this->graph();
   const auto p = make_people(g);
   g.create_index("Person", "email", {.unique = true});
@@ -156,7 +156,7 @@ TYPED_TEST_P(GraphConformance, AFailedWriteInsideATransactionHasNoEffectAndTheTr
   EXPECT_EQ(g.count_edges("KNOWS"), 4);
 }
 
-TYPED_TEST_P(GraphConformance, ACallPastItsDeadlineInsideATransactionLeavesTheEarlierCalls) {
+TEST_P(GraphConformance, ACallPastItsDeadlineInsideATransactionLeavesTheEarlierCalls) {
   auto& g = this->graph();
   const auto p = make_people(g);
   auto tx = g.begin();
@@ -181,7 +181,7 @@ TYPED_TEST_P(GraphConformance, ACallPastItsDeadlineInsideATransactionLeavesTheEa
   EXPECT_EQ(g.count_edges("KNOWS"), 4);
 }
 
-TYPED_TEST_P(GraphConformance, OtherThreadsSeeNothingBeforeCommitAndEverythingAfter) {
+TEST_P(GraphConformance, OtherThreadsSeeNothingBeforeCommitAndEverythingAfter) {
   auto& g = this->graph();
   const auto p = make_people(g);
   auto tx = g.begin();
@@ -202,7 +202,7 @@ TYPED_TEST_P(GraphConformance, OtherThreadsSeeNothingBeforeCommitAndEverythingAf
   EXPECT_EQ(look(), "5 5 true 99");
 }
 
-TYPED_TEST_P(GraphConformance, EndedTransactionsRefuseCallsAndTransactionsDoNotNest) {
+TEST_P(GraphConformance, EndedTransactionsRefuseCallsAndTransactionsDoNotNest) {
   auto& g = this->graph();
   auto tx = g.begin();
   EXPECT_THROW((void)tx->begin(), InvalidArgument);
@@ -216,7 +216,7 @@ TYPED_TEST_P(GraphConformance, EndedTransactionsRefuseCallsAndTransactionsDoNotN
   EXPECT_EQ(g.count_vertices(), 1);
 }
 
-TYPED_TEST_P(GraphConformance, TransactCommitsReturnsAndRollsBackOnException) {
+TEST_P(GraphConformance, TransactCommitsReturnsAndRollsBackOnException) {
   auto& g = this->graph();
   const auto id = transact(g, [](Transaction& tx) { return tx.create_vertex("Person", {{"name", "Eve"}}).id; });
   EXPECT_TRUE(g.find_vertex(id));
@@ -232,7 +232,7 @@ TYPED_TEST_P(GraphConformance, TransactCommitsReturnsAndRollsBackOnException) {
   EXPECT_THROW(transact(g, [](Transaction&) {}, {.max_attempts = 0}), InvalidArgument);
 }
 
-TYPED_TEST_P(GraphConformance, TransactRetriesAConflictingTransaction) {
+TEST_P(GraphConformance, TransactRetriesAConflictingTransaction) {
   auto& g = this->graph();
   auto account = g.create_vertex("Account", {{"balance", 10}});
   int runs = 0;
@@ -250,7 +250,7 @@ TYPED_TEST_P(GraphConformance, TransactRetriesAConflictingTransaction) {
   EXPECT_EQ(g.find_vertex(account.id)->properties["balance"], Value(111));
 }
 
-TYPED_TEST_P(GraphConformance, TransfersBetweenAccountsKeepTheSumInEveryReadAndAtTheEnd) {
+TEST_P(GraphConformance, TransfersBetweenAccountsKeepTheSumInEveryReadAndAtTheEnd) {
   auto& g = this->graph();
   constexpr int kAccounts = 6;
   constexpr int kThreads = 6;

@@ -13,7 +13,7 @@ namespace propgraph::conformance {
 
 // NOLINTBEGIN(readability-function-cognitive-complexity)
 
-TYPED_TEST_P(GraphConformance, UpsertCreatesThenMerges) {
+TEST_P(GraphConformance, UpsertCreatesThenMerges) {
   auto& g = this->graph();
   const Properties match{{"email", "alice@example.org"}};
   // No vertex matches: one is created from the match merged with the properties.
@@ -44,7 +44,7 @@ TYPED_TEST_P(GraphConformance, UpsertCreatesThenMerges) {
   EXPECT_EQ(overridden.vertex.properties, (Properties{{"email", "p@example.org"}}));
 }
 
-TYPED_TEST_P(GraphConformance, UpsertMatchesLikeAFilter) {
+TEST_P(GraphConformance, UpsertMatchesLikeAFilter) {
   auto& g = this->graph();
   const auto p = make_people(g);
   // Typed: Alice's age is int 30; double 30.0 matches nothing and creates a vertex.
@@ -72,7 +72,7 @@ TYPED_TEST_P(GraphConformance, UpsertMatchesLikeAFilter) {
   EXPECT_EQ(state_of(g), before);
 }
 
-TYPED_TEST_P(GraphConformance, UpsertWithSeveralMatchesThrowsNamingHowMany) {
+TEST_P(GraphConformance, UpsertWithSeveralMatchesThrowsNamingHowMany) {
   auto& g = this->graph();
   for (const char* name : {"A", "B", "C"}) g.create_vertex("Person", {{"name", name}, {"city", "Paris"}});
   g.create_vertex("Person", {{"name", "D"}, {"city", "Rome"}});
@@ -95,7 +95,7 @@ TYPED_TEST_P(GraphConformance, UpsertWithSeveralMatchesThrowsNamingHowMany) {
 
 /// 16 threads upsert the same match at once, round after round (without and then with an index
 /// on the key): each round creates exactly one vertex, and every call returns its id.
-TYPED_TEST_P(GraphConformance, ConcurrentUpsertsOfOneMatchCreateOneVertex) {
+TEST_P(GraphConformance, ConcurrentUpsertsOfOneMatchCreateOneVertex) {
   auto& g = this->graph();
   constexpr int kThreads = 16;
   constexpr int kRounds = 8;

@@ -84,7 +84,9 @@ namespace propgraph::conformance {
 // suite runs through the facade only in builds without ASan.
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GraphConformance);
 #else
-using ThroughFiberFactories = ::testing::Types<fiber_test::OnCallingThread, fiber_test::OnFiberPool>;
-INSTANTIATE_TYPED_TEST_SUITE_P(ThroughFiber, GraphConformance, ThroughFiberFactories);
+INSTANTIATE_TEST_SUITE_P(ThroughFiber, GraphConformance,
+                         ::testing::Values(backend<fiber_test::OnCallingThread>("OnCallingThread"),
+                                           backend<fiber_test::OnFiberPool>("OnFiberPool")),
+                         backend_name);
 #endif
 }  // namespace propgraph::conformance

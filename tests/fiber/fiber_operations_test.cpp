@@ -15,7 +15,7 @@
 #include <boost/fiber/fiber.hpp>
 #include <boost/fiber/operations.hpp>
 
-#include "conformance_suite.hpp"
+#include "conformance_fixture.hpp"
 #include "propgraph/decorator.hpp"
 #include "propgraph/fiber.hpp"
 #include "propgraph/memory/memory_graph.hpp"

@@ -19,5 +19,6 @@ struct LatencyMemoryGraphFactory {
 }  // namespace
 
 namespace propgraph::conformance {
-INSTANTIATE_TYPED_TEST_SUITE_P(Latency, GraphConformance, ::testing::Types<LatencyMemoryGraphFactory>);
+INSTANTIATE_TEST_SUITE_P(Latency, GraphConformance,
+                         ::testing::Values(backend<LatencyMemoryGraphFactory>("LatencyMemoryGraph")), backend_name);
 }  // namespace propgraph::conformance

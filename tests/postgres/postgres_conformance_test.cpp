@@ -23,6 +23,8 @@ struct PostgresRebuildFactory {
 }  // namespace
 
 namespace propgraph::conformance {
-INSTANTIATE_TYPED_TEST_SUITE_P(Postgres, GraphConformance, ::testing::Types<PostgresGraphFactory>);
-INSTANTIATE_TYPED_TEST_SUITE_P(PostgresRebuild, GraphConformance, ::testing::Types<PostgresRebuildFactory>);
+INSTANTIATE_TEST_SUITE_P(Postgres, GraphConformance, ::testing::Values(backend<PostgresGraphFactory>("PostgresGraph")),
+                         backend_name);
+INSTANTIATE_TEST_SUITE_P(PostgresRebuild, GraphConformance,
+                         ::testing::Values(backend<PostgresRebuildFactory>("PostgresRebuild")), backend_name);
 }  // namespace propgraph::conformance

@@ -8,7 +8,7 @@
 #include <memory>
 #include <thread>
 
-#include "conformance_suite.hpp"
+#include "conformance_fixture.hpp"
 #include "pg_test_support.hpp"
 #include "propgraph/postgres/postgres_graph.hpp"
 
@@ -138,7 +138,9 @@ TEST_F(PostgresReplicas, WithThePrimaryDownReadsStillWorkFromTheStandbyAndWrites
 }  // namespace
 
 namespace conformance {
-INSTANTIATE_TYPED_TEST_SUITE_P(PostgresStandby, GraphConformance, ::testing::Types<PostgresStandbyFactory>);
+// The tests themselves are defined by postgres_conformance_test.cpp, in the same executable.
+INSTANTIATE_TEST_SUITE_P(PostgresStandby, GraphConformance,
+                         ::testing::Values(backend<PostgresStandbyFactory>("PostgresStandby")), backend_name);
 }  // namespace conformance
 
 }  // namespace propgraph
