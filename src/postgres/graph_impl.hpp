@@ -30,7 +30,7 @@
 #include "postgres/index_catalog.hpp"
 #include "postgres/replicas.hpp"
 #include "postgres/statements.hpp"
-#include "postgres/subgraph.hpp"
+#include "postgres/subgraph_naming.hpp"
 #include "propgraph/deadline.hpp"
 #include "propgraph/postgres/postgres_graph.hpp"
 
@@ -169,6 +169,7 @@ struct PostgresGraph::Shared {
   std::string schema;  // the bound graph's schema (unquoted)
   std::unique_ptr<IdCodec> ids;
   std::unique_ptr<GraphSql> sql;
+  std::unique_ptr<RowNaming> naming;  // names the rows of subgraphs (backend::Subgraph) as ids does
   IndexCatalog index_catalog;
   Replicas replicas;
 
@@ -190,14 +191,15 @@ struct PostgresGraph::Impl {
   std::string& schema;
   std::unique_ptr<IdCodec>& ids;
   std::unique_ptr<GraphSql>& sql;
+  std::unique_ptr<RowNaming>& naming;
   IndexCatalog& index_catalog;
   Replicas& replicas;
   Pinned* pinned = nullptr;  // the transaction's connection, for a transaction's view
 
   Impl(std::shared_ptr<Shared> state, Pinned* pin)
       : shared(std::move(state)), options(shared->options), catalog(shared->catalog), pool(shared->pool),
-        schema(shared->schema), ids(shared->ids), sql(shared->sql), index_catalog(shared->index_catalog),
-        replicas(shared->replicas), pinned(pin) {}
+        schema(shared->schema), ids(shared->ids), sql(shared->sql), naming(shared->naming),
+        index_catalog(shared->index_catalog), replicas(shared->replicas), pinned(pin) {}
 
   /// Connects, creates the catalog and the bound graph when missing.
   explicit Impl(PostgresOptions opts);
@@ -385,16 +387,17 @@ struct PostgresGraph::Impl {
 
   /// Loads a subgraph's rows (GraphSql::reachable / whole) through COPY in binary format.
   /// `edge_records`: results may name edges (paths, cycles), so keep their records.
-  Subgraph load(const std::string& select, bool edge_records, const std::string* weight_key = nullptr);
+  backend::Subgraph load(const std::string& select, bool edge_records, const std::string* weight_key = nullptr);
 
   /// The subgraph a traversal from `start` can touch: within max_depth hops, or everything
   /// reachable when max_depth < 0 (unbounded) or deeper than kMaxCteDepth.
-  Subgraph reachable(const ElementId& start, Direction direction, const std::optional<std::string>& edge_label,
-                     int max_depth, const std::string* weight_key = nullptr);
+  backend::Subgraph reachable(const ElementId& start, Direction direction,
+                              const std::optional<std::string>& edge_label, int max_depth,
+                              const std::string* weight_key = nullptr);
 
   /// Every vertex [with vertex_label] and the edges [with edge_label] between them.
-  Subgraph whole(const std::optional<std::string>& vertex_label, const std::optional<std::string>& edge_label,
-                 bool edge_records);
+  backend::Subgraph whole(const std::optional<std::string>& vertex_label,
+                          const std::optional<std::string>& edge_label, bool edge_records);
 
   // -- bulk writes ---------------------------------------------------------------------------
 

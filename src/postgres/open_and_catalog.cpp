@@ -28,6 +28,7 @@ PostgresGraph::Impl::Impl(PostgresOptions opts) : Impl(std::make_shared<Shared>(
   if (!number) throw QueryError(fmt::format("graph '{}' vanished while being opened", options.graph));
   schema = catalog.graph_schema(*number);
   ids = std::make_unique<IdCodec>(fmt::format("pg{}:", *number));
+  naming = std::make_unique<RowNaming>(*ids);
   sql = std::make_unique<GraphSql>(schema);
   // Graphs created before property indexes existed get their (empty) index catalog now.
   if (!c->exec(sql->index_catalog_exists, {}, false).boolean(0, 0)) {

@@ -34,9 +34,10 @@ std::vector<T> paged(std::vector<T> all, const Page& page) {
 
 // -- subgraphs --------------------------------------------------------------------------------
 
-Subgraph PostgresGraph::Impl::load(const std::string& select, bool edge_records, const std::string* weight_key) {
+backend::Subgraph PostgresGraph::Impl::load(const std::string& select, bool edge_records,
+                                            const std::string* weight_key) {
   return read([&](Connection& c) {
-    Subgraph sub(*ids);
+    backend::Subgraph sub(*naming);
     CopyReader reader;
     std::vector<CopyField> f;
     DeadlineTicker<4096> ticker("PostgresGraph");
@@ -54,19 +55,19 @@ Subgraph PostgresGraph::Impl::load(const std::string& select, bool edge_records,
   });
 }
 
-Subgraph PostgresGraph::Impl::reachable(const ElementId& start, Direction direction,
-                                        const std::optional<std::string>& edge_label, int max_depth,
-                                        const std::string* weight_key) {
+backend::Subgraph PostgresGraph::Impl::reachable(const ElementId& start, Direction direction,
+                                                 const std::optional<std::string>& edge_label, int max_depth,
+                                                 const std::string* weight_key) {
   const auto start_row = ids->row(start, kVertexId);
-  if (!start_row) return Subgraph(*ids);
+  if (!start_row) return backend::Subgraph(*naming);
   const bool bounded = max_depth >= 0 && max_depth <= kMaxCteDepth;
   return load(sql->reachable(direction, label_filter(edge_label), std::stoll(*start_row),
                              bounded ? std::optional<int>(max_depth) : std::nullopt),
               true, weight_key);
 }
 
-Subgraph PostgresGraph::Impl::whole(const std::optional<std::string>& vertex_label,
-                                    const std::optional<std::string>& edge_label, bool edge_records) {
+backend::Subgraph PostgresGraph::Impl::whole(const std::optional<std::string>& vertex_label,
+                                             const std::optional<std::string>& edge_label, bool edge_records) {
   return load(sql->whole(label_filter(vertex_label), label_filter(edge_label), edge_records), edge_records);
 }
 
@@ -75,7 +76,7 @@ Subgraph PostgresGraph::Impl::whole(const std::optional<std::string>& vertex_lab
 std::vector<Vertex> PostgresGraph::neighbors(const ElementId& start, const NeighborOptions& options) {
   validate(options);
   if (options.max_depth > kMaxCteDepth) {
-    Subgraph sub = impl_->reachable(start, options.direction, options.edge_label, options.max_depth);
+    backend::Subgraph sub = impl_->reachable(start, options.direction, options.edge_label, options.max_depth);
     NeighborOptions unpaged = options;
     unpaged.page = {};
     return paged(sub.vertices(sub.graph().neighbors(sub.memory_vertex(start), unpaged)), options.page);
@@ -105,7 +106,7 @@ std::optional<Path> PostgresGraph::shortest_path(const ElementId& from, const El
   const std::string* weight = options.weight_property ? &*options.weight_property : nullptr;
   // A weighted search is not bounded by max_depth: it needs everything reachable.
   const int depth = weight ? -1 : options.max_depth;
-  Subgraph sub = impl_->reachable(from, options.direction, options.edge_label, depth, weight);
+  backend::Subgraph sub = impl_->reachable(from, options.direction, options.edge_label, depth, weight);
   try {
     auto path = sub.graph().shortest_path(sub.memory_vertex(from), sub.memory_vertex(to), options);
     if (!path) return std::nullopt;
@@ -117,7 +118,7 @@ std::optional<Path> PostgresGraph::shortest_path(const ElementId& from, const El
 
 std::vector<Path> PostgresGraph::all_paths(const ElementId& from, const ElementId& to, const PathOptions& options) {
   validate(options);
-  Subgraph sub = impl_->reachable(from, options.direction, options.edge_label, options.max_depth);
+  backend::Subgraph sub = impl_->reachable(from, options.direction, options.edge_label, options.max_depth);
   return sub.paths(sub.graph().all_paths(sub.memory_vertex(from), sub.memory_vertex(to), options));
 }
 
@@ -125,7 +126,7 @@ std::vector<Path> PostgresGraph::all_paths(const ElementId& from, const ElementI
 
 std::vector<PageRankScore> PostgresGraph::page_rank(const PageRankOptions& options) {
   validate(options);
-  Subgraph sub = impl_->whole(options.vertex_label, options.edge_label, false);
+  backend::Subgraph sub = impl_->whole(options.vertex_label, options.edge_label, false);
   return sub.scores(sub.graph().page_rank(options));
 }
 
@@ -143,29 +144,29 @@ std::optional<Degree> PostgresGraph::degree_centrality(const ElementId& id, cons
 }
 
 std::vector<Component> PostgresGraph::connected_components(const ComponentOptions& options) {
-  Subgraph sub = impl_->whole(options.vertex_label, options.edge_label, false);
+  backend::Subgraph sub = impl_->whole(options.vertex_label, options.edge_label, false);
   return sub.components(sub.graph().connected_components(options));
 }
 
 std::vector<Visit> PostgresGraph::bfs(const ElementId& start, const TraversalOptions& options) {
   validate(options);
-  Subgraph sub = options.max_vertices == 0
-                     ? Subgraph(*impl_->ids)
-                     : impl_->reachable(start, options.direction, options.edge_label, options.max_depth);
+  backend::Subgraph sub = options.max_vertices == 0
+                              ? backend::Subgraph(*impl_->naming)
+                              : impl_->reachable(start, options.direction, options.edge_label, options.max_depth);
   return sub.visits(sub.graph().bfs(sub.memory_vertex(start), options));
 }
 
 std::vector<Visit> PostgresGraph::dfs(const ElementId& start, const TraversalOptions& options) {
   validate(options);
-  Subgraph sub = options.max_vertices == 0
-                     ? Subgraph(*impl_->ids)
-                     : impl_->reachable(start, options.direction, options.edge_label, options.max_depth);
+  backend::Subgraph sub = options.max_vertices == 0
+                              ? backend::Subgraph(*impl_->naming)
+                              : impl_->reachable(start, options.direction, options.edge_label, options.max_depth);
   return sub.visits(sub.graph().dfs(sub.memory_vertex(start), options));
 }
 
 std::vector<Cycle> PostgresGraph::detect_cycles(const CycleOptions& options) {
   validate(options);
-  Subgraph sub = impl_->whole(options.vertex_label, options.edge_label, true);
+  backend::Subgraph sub = impl_->whole(options.vertex_label, options.edge_label, true);
   return sub.cycles(sub.graph().detect_cycles(options));
 }
 
