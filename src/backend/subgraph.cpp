@@ -1,13 +1,10 @@
-#include "postgres/subgraph.hpp"
+#include "propgraph/backend/subgraph.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 
-#include <fmt/format.h>
-
-#include "postgres/json_codec.hpp"
-
-namespace propgraph::postgres_detail {
+namespace propgraph::backend {
 
 namespace {
 constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
@@ -19,7 +16,7 @@ void sort_by_row(Rows& rows) {
 }
 }  // namespace
 
-Subgraph::Subgraph(const IdCodec& ids) : ids_(&ids), graph_(std::make_unique<MemoryGraph>("subgraph")) {}
+Subgraph::Subgraph(const Naming& naming) : naming_(&naming), graph_(std::make_unique<MemoryGraph>("subgraph")) {}
 
 std::uint32_t Subgraph::intern(std::string_view label) {
   // Rows of one label tend to come together: check the last one first.
@@ -31,24 +28,24 @@ std::uint32_t Subgraph::intern(std::string_view label) {
   return index;
 }
 
-void Subgraph::add_vertex(std::int64_t row, std::string_view label, std::string properties_json) {
-  vertex_rows_.push_back(VertexRow{row, intern(label), std::move(properties_json)});
+void Subgraph::add_vertex(std::int64_t key, std::string_view label, std::string stored_properties) {
+  vertex_rows_.push_back(VertexRow{key, intern(label), std::move(stored_properties)});
 }
 
-void Subgraph::add_edge(std::int64_t row, std::int64_t from, std::int64_t to, std::string_view label,
-                        std::string properties_json, bool record, const std::string* weight_key) {
+void Subgraph::add_edge(std::int64_t key, std::int64_t from, std::int64_t to, std::string_view label,
+                        std::string stored_properties, bool record, const std::string* weight_key) {
   std::uint32_t extra = kNone;
   if (record || weight_key) {
     EdgeExtra e;
     if (weight_key) {
-      const Properties decoded = decode_properties(properties_json);  // find() points into it
-      if (const Value* w = decoded.find(*weight_key)) e.algorithm_properties.set(*weight_key, *w);
+      const Properties props = decoded(stored_properties);  // find() points into it
+      if (const Value* w = props.find(*weight_key)) e.algorithm_properties.set(*weight_key, *w);
     }
-    if (record) e.properties = std::move(properties_json);
+    if (record) e.properties = std::move(stored_properties);
     extra = static_cast<std::uint32_t>(edge_extras_.size());
     edge_extras_.push_back(std::move(e));
   }
-  edge_rows_.push_back(EdgeRow{row, from, to, intern(label), extra});
+  edge_rows_.push_back(EdgeRow{key, from, to, intern(label), extra});
 }
 
 void Subgraph::build() {
@@ -109,11 +106,16 @@ std::size_t Subgraph::vertex_of_row(std::int64_t row) const {
   return it != vertex_rows_.end() && it->row == row ? static_cast<std::size_t>(it - vertex_rows_.begin()) : npos;
 }
 
-ElementId Subgraph::memory_vertex(const ElementId& database_id) {
+Properties Subgraph::decoded(const std::string& stored) const {
+  // Empty text: no properties (an edge added without a record), nothing to decode.
+  return stored.empty() ? Properties{} : naming_->decode_properties(stored);
+}
+
+ElementId Subgraph::memory_vertex(const ElementId& backend_id) {
   if (!built_) build();
-  const auto row = ids_->row(database_id, kVertexId);
-  if (!row) return ElementId();
-  const std::size_t i = vertex_of_row(std::stoll(*row));
+  const auto key = naming_->vertex_key(backend_id);
+  if (!key) return ElementId();
+  const std::size_t i = vertex_of_row(*key);
   return i == npos ? ElementId() : memory_vertices_[i];
 }
 
@@ -129,15 +131,15 @@ std::size_t Subgraph::edge_index(const ElementId& in_memory) const {
 
 Vertex Subgraph::vertex(const Vertex& in_memory) const {
   const auto& v = vertex_rows_.at(vertex_index(in_memory.id));
-  return Vertex{ids_->make(kVertexId, v.row), labels_[v.label], decode_properties(v.properties)};
+  return Vertex{naming_->vertex_id(v.row), labels_[v.label], decoded(v.properties)};
 }
 
 Edge Subgraph::edge(const Edge& in_memory) const {
   const auto& e = edge_rows_.at(edge_index(in_memory.id));
   Properties properties;
-  if (e.extra != kNone && !edge_extras_[e.extra].properties.empty()) properties = decode_properties(edge_extras_[e.extra].properties);
-  return Edge{ids_->make(kEdgeId, e.row), labels_[e.label], ids_->make(kVertexId, e.from),
-              ids_->make(kVertexId, e.to), std::move(properties)};
+  if (e.extra != kNone) properties = decoded(edge_extras_[e.extra].properties);
+  return Edge{naming_->edge_id(e.row), labels_[e.label], naming_->vertex_id(e.from), naming_->vertex_id(e.to),
+              std::move(properties)};
 }
 
 Path Subgraph::path(const Path& in_memory) const {
@@ -167,7 +169,7 @@ std::vector<Visit> Subgraph::visits(const std::vector<Visit>& in_memory) const {
   out.reserve(in_memory.size());
   for (const auto& v : in_memory) {
     std::optional<ElementId> parent;
-    if (v.parent) parent = ids_->make(kVertexId, vertex_rows_.at(vertex_index(*v.parent)).row);
+    if (v.parent) parent = naming_->vertex_id(vertex_rows_.at(vertex_index(*v.parent)).row);
     out.push_back(Visit{vertex(v.vertex), v.depth, std::move(parent)});
   }
   return out;
@@ -209,9 +211,9 @@ std::string Subgraph::translate_ids(std::string message) const {
     const ElementId id(std::string_view(message).substr(hit, end - hit));
     out.append(message, pos, hit - pos);
     if (const std::size_t v = vertex_index(id); v < memory_vertices_.size() && memory_vertices_[v] == id) {
-      out += ids_->make(kVertexId, vertex_rows_[v].row).str();
+      out += naming_->vertex_id(vertex_rows_[v].row).str();
     } else if (const std::size_t e = edge_index(id); e < memory_edges_.size() && memory_edges_[e] == id) {
-      out += ids_->make(kEdgeId, edge_rows_[e].row).str();
+      out += naming_->edge_id(edge_rows_[e].row).str();
     } else {
       out += id.str();
     }
@@ -221,4 +223,4 @@ std::string Subgraph::translate_ids(std::string message) const {
   return out;
 }
 
-}  // namespace propgraph::postgres_detail
+}  // namespace propgraph::backend
