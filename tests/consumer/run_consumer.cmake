@@ -74,8 +74,8 @@ endif()
 
 run("build" "${CMAKE_COMMAND}" --build "${build}" ${config_args})
 
-# propgraph-consumer always; propgraph-consumer-fiber and -json when the package has
-# propgraph::fiber and propgraph::json.
+# propgraph-consumer and propgraph-consumer-fiber always; propgraph-consumer-json when the package
+# has propgraph::json.
 set(ran 0)
 foreach(name propgraph-consumer propgraph-consumer-fiber propgraph-consumer-json)
   foreach(exe "${build}/${name}" "${build}/${CONFIG}/${name}")
