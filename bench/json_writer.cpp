@@ -1,8 +1,8 @@
 #include "json_writer.hpp"
 
-#include <fmt/format.h>
-
 #include <cmath>
+
+#include <fmt/format.h>
 
 namespace propgraph::bench {
 

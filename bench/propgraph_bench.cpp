@@ -21,8 +21,6 @@
 // Defaults added unless given: --benchmark_repetitions=5 --benchmark_min_time=0.2
 //   --benchmark_display_aggregates_only=true --benchmark_out=<out_dir>/propgraph-bench.json
 //   --benchmark_out_format=json
-#include <benchmark/benchmark.h>
-#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,8 +42,10 @@
 #include <thread>
 #include <vector>
 
+#include <benchmark/benchmark.h>
 #include <boost/fiber/future/promise.hpp>
 #include <boost/fiber/operations.hpp>
+#include <fmt/format.h>
 
 #include "propgraph/fiber.hpp"
 #include "propgraph/memory/memory_graph.hpp"
@@ -95,12 +95,16 @@ struct Neighbors {
 struct ShortestPath {
   static constexpr std::string_view name = "shortest_path";
   static auto sync(GraphOperations& g, const Fixture& f) { return g.shortest_path(f.alice, f.dave, path_options()); }
-  static auto async(const FiberOperations& o, const Fixture& f) { return o.shortest_path_async(f.alice, f.dave, path_options()); }
+  static auto async(const FiberOperations& o, const Fixture& f) {
+    return o.shortest_path_async(f.alice, f.dave, path_options());
+  }
 };
 struct AllPaths {
   static constexpr std::string_view name = "all_paths";
   static auto sync(GraphOperations& g, const Fixture& f) { return g.all_paths(f.alice, f.dave, path_options()); }
-  static auto async(const FiberOperations& o, const Fixture& f) { return o.all_paths_async(f.alice, f.dave, path_options()); }
+  static auto async(const FiberOperations& o, const Fixture& f) {
+    return o.all_paths_async(f.alice, f.dave, path_options());
+  }
 };
 struct Bfs {
   static constexpr std::string_view name = "bfs";
@@ -256,8 +260,7 @@ void bm_yield(benchmark::State& state) {
 void register_launch() {
   using boost::fibers::launch;
   const auto add = [](std::string name, FiberOptions options) {
-    benchmark::RegisterBenchmark(("launch/" + name).c_str(),
-                                 [options](benchmark::State& s) { bm_launch(s, options); });
+    benchmark::RegisterBenchmark(("launch/" + name).c_str(), [options](benchmark::State& s) { bm_launch(s, options); });
   };
   add("recycled/dispatch", {.launch = launch::dispatch});
   add("recycled/post", {.launch = launch::post});
@@ -396,8 +399,8 @@ struct PaintedStack {
 template <class Op>
 std::size_t stack_use(Bench& b) {
   stack_high_water = 0;
-  const FiberOperations ops = propgraph::as_fiber(
-      *b.graph, FiberOptions{.stack = StackAllocator::wrap(PaintedStack{}), .recycle = false});
+  const FiberOperations ops =
+      propgraph::as_fiber(*b.graph, FiberOptions{.stack = StackAllocator::wrap(PaintedStack{}), .recycle = false});
   auto result = Op::async(ops, b.fixture).get();
   benchmark::DoNotOptimize(result);
   boost::this_fiber::yield();  // let the scheduler release the finished fiber (and its stack)
@@ -414,19 +417,19 @@ struct Row {
 };
 
 void print_table(const std::vector<Row>& rows) {
-  fmt::print("\npropgraph-bench: medians, µs per call (reference: bluetape4k-graph, JVM + TinkerGraph, "
-             "JMH average)\n\n");
-  fmt::print("| {:<22} | {:>8} | {:>8} | {:>15} | {:>9} | {:>13} | {:>17} | {:>27} |\n", "operation",
-             "sync µs", "fiber µs", "fiber - sync µs", "pool µs", "std::async µs", "reference sync µs",
+  fmt::print(
+      "\npropgraph-bench: medians, µs per call (reference: bluetape4k-graph, JVM + TinkerGraph, "
+      "JMH average)\n\n");
+  fmt::print("| {:<22} | {:>8} | {:>8} | {:>15} | {:>9} | {:>13} | {:>17} | {:>27} |\n", "operation", "sync µs",
+             "fiber µs", "fiber - sync µs", "pool µs", "std::async µs", "reference sync µs",
              "reference virtual thread µs");
-  fmt::print("|{:-<24}|{:->10}|{:->10}|{:->17}|{:->11}|{:->15}|{:->19}|{:->29}|\n", "", ":", ":", ":", ":",
-             ":", ":", ":");
+  fmt::print("|{:-<24}|{:->10}|{:->10}|{:->17}|{:->11}|{:->15}|{:->19}|{:->29}|\n", "", ":", ":", ":", ":", ":", ":",
+             ":");
   for (const Row& r : rows) {
     std::optional<double> overhead;
     if (r.sync && r.fiber) overhead = *r.fiber - *r.sync;
-    fmt::print("| {:<22} | {} | {} | {} | {} | {} | {:>17.3f} | {:>27.3f} |\n", r.op, cell(r.sync, 8),
-               cell(r.fiber, 8), cell(overhead, 15), cell(r.pool, 9), cell(r.std_async, 13), r.ref_sync,
-               r.ref_vt);
+    fmt::print("| {:<22} | {} | {} | {} | {} | {} | {:>17.3f} | {:>27.3f} |\n", r.op, cell(r.sync, 8), cell(r.fiber, 8),
+               cell(overhead, 15), cell(r.pool, 9), cell(r.std_async, 13), r.ref_sync, r.ref_vt);
   }
 }
 
@@ -462,29 +465,36 @@ void print_checks(const std::vector<Row>& rows, const CollectingReporter& report
                verdict(*idle <= *async));
   }
   // Wall-clock medians include time the benchmark thread spent preempted; CPU time does not.
-  fmt::print("\nsame figures in CPU time of the calling thread (what the call itself costs when other "
-             "load preempts it; for sync and fiber, equal to wall-clock time on an idle machine):\n");
+  fmt::print(
+      "\nsame figures in CPU time of the calling thread (what the call itself costs when other "
+      "load preempts it; for sync and fiber, equal to wall-clock time on an idle machine):\n");
   for (const Row& r : rows) {
     if (!r.sync_cpu || !r.fiber_cpu) continue;
     fmt::print("  {:<22} sync {:>7.3f} µs  fiber {:>7.3f} µs  fiber - sync {:>6.3f} µs\n", r.op, *r.sync_cpu,
                *r.fiber_cpu, *r.fiber_cpu - *r.sync_cpu);
   }
   if (reporter.cpus() > 0 && reporter.load() > 0.5 * reporter.cpus()) {
-    fmt::print("\nWARNING: load average {:.1f} on {} CPUs when the run started: other processes competed "
-               "for the CPUs, so wall-clock figures are inflated and noisy. Rerun on an idle machine "
-               "before comparing with targets or with other runs.\n",
-               reporter.load(), reporter.cpus());
+    fmt::print(
+        "\nWARNING: load average {:.1f} on {} CPUs when the run started: other processes competed "
+        "for the CPUs, so wall-clock figures are inflated and noisy. Rerun on an idle machine "
+        "before comparing with targets or with other runs.\n",
+        reporter.load(), reporter.cpus());
   }
 }
 
 void print_launch(const CollectingReporter& reporter) {
-  static constexpr std::string_view names[] = {
-      "recycled/dispatch",           "recycled/post",
-      "fresh/dispatch/cached_128k",  "fresh/post/cached_128k",
-      "fresh/dispatch/cached_16k",   "fresh/dispatch/cached_64k",
-      "fresh/dispatch/cached_256k",  "fresh/dispatch/cached_1024k",
-      "fresh/dispatch/fixedsize_128k", "fresh/dispatch/protected_128k",
-      "baseline/promise_pair",       "baseline/yield"};
+  static constexpr std::string_view names[] = {"recycled/dispatch",
+                                               "recycled/post",
+                                               "fresh/dispatch/cached_128k",
+                                               "fresh/post/cached_128k",
+                                               "fresh/dispatch/cached_16k",
+                                               "fresh/dispatch/cached_64k",
+                                               "fresh/dispatch/cached_256k",
+                                               "fresh/dispatch/cached_1024k",
+                                               "fresh/dispatch/fixedsize_128k",
+                                               "fresh/dispatch/protected_128k",
+                                               "baseline/promise_pair",
+                                               "baseline/yield"};
   bool header = false;
   for (std::string_view name : names) {
     const std::string full = "launch/" + std::string(name);
@@ -540,8 +550,10 @@ bool write_plot(const std::filesystem::path& dir, const std::vector<Row>& rows) 
         << "     '' using 5 title 'reference virtual thread (JVM)' lc rgb '#ffbb78'\n";
   }
   if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
-    fmt::print("\nno PNG: gnuplot is not installed (Debian: apt-get install gnuplot-nox); plot data "
-               "and script are in {}\n", dir.string());
+    fmt::print(
+        "\nno PNG: gnuplot is not installed (Debian: apt-get install gnuplot-nox); plot data "
+        "and script are in {}\n",
+        dir.string());
     return false;
   }
   const std::string command = fmt::format("gnuplot '{}'", script.string());
@@ -574,11 +586,12 @@ int main(int argc, char** argv) {
       plot = false;
     } else {
       if (a == "--help" || a == "-h") {
-        std::printf("propgraph-bench own flags: --out_dir=DIR (default %s), --no_plot\n"
-                    "defaults added unless given: --benchmark_repetitions=5 --benchmark_min_time=0.2 "
-                    "--benchmark_display_aggregates_only=true --benchmark_out=DIR/propgraph-bench.json "
-                    "--benchmark_out_format=json\n\n",
-                    PROPGRAPH_BENCH_OUT_DIR);
+        std::printf(
+            "propgraph-bench own flags: --out_dir=DIR (default %s), --no_plot\n"
+            "defaults added unless given: --benchmark_repetitions=5 --benchmark_min_time=0.2 "
+            "--benchmark_display_aggregates_only=true --benchmark_out=DIR/propgraph-bench.json "
+            "--benchmark_out_format=json\n\n",
+            PROPGRAPH_BENCH_OUT_DIR);
       }
       args.emplace_back(a);
     }
@@ -643,8 +656,7 @@ int main(int argc, char** argv) {
     const std::string op(ref.operation);
     rows.push_back({ref.operation, reporter.median(op + "/sync"), reporter.median(op + "/fiber"),
                     reporter.median(op + "/pool"), reporter.median(op + "/std_async"), ref.sync_us,
-                    ref.virtual_thread_us, reporter.cpu_median(op + "/sync"),
-                    reporter.cpu_median(op + "/fiber")});
+                    ref.virtual_thread_us, reporter.cpu_median(op + "/sync"), reporter.cpu_median(op + "/fiber")});
   }
   const bool any_op = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.sync || r.fiber; });
   if (any_op) {

@@ -22,7 +22,8 @@ namespace propgraph::bench {
 /// hash, "-dirty" when files differ from it), or "unknown" without git.
 inline std::string source_commit() {
   std::string out;
-  if (FILE* pipe = ::popen("git -C '" PROPGRAPH_SOURCE_DIR "' describe --always --dirty --abbrev=12 2>/dev/null", "r")) {
+  if (FILE* pipe =
+          ::popen("git -C '" PROPGRAPH_SOURCE_DIR "' describe --always --dirty --abbrev=12 2>/dev/null", "r")) {
     std::array<char, 128> buffer{};
     while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) out += buffer.data();
     ::pclose(pipe);

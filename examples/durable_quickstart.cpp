@@ -1,9 +1,8 @@
 // The README's durable graph: writes survive a restart, ids stay the same.
-#include <propgraph/propgraph.hpp>
-
 #include <filesystem>
 
 #include <fmt/core.h>
+#include <propgraph/propgraph.hpp>
 
 int main() {
   const auto dir = std::filesystem::temp_directory_path() / "propgraph-example-durable";

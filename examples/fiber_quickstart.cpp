@@ -1,9 +1,8 @@
 // The README's fiber facade sample: the same calls as quickstart.cpp, each returning a
 // propgraph::Future (used like boost::fibers::future). Keep the two identical in substance.
+#include <fmt/core.h>
 #include <propgraph/fiber.hpp>
 #include <propgraph/propgraph.hpp>
-
-#include <fmt/core.h>
 
 int main() {
   using propgraph::Properties;

@@ -1,7 +1,6 @@
 // The README's usage example: keep the two identical in substance.
-#include <propgraph/propgraph.hpp>
-
 #include <fmt/core.h>
+#include <propgraph/propgraph.hpp>
 
 int main() {
   using propgraph::Properties;

@@ -39,9 +39,7 @@ std::optional<DeadlineClock::time_point> scoped_deadline() {
   return scope->deadline();
 }
 
-void throw_timeout(std::string_view operation) {
-  throw Timeout(fmt::format("{}: deadline exceeded", operation));
-}
+void throw_timeout(std::string_view operation) { throw Timeout(fmt::format("{}: deadline exceeded", operation)); }
 
 }  // namespace detail
 }  // namespace propgraph

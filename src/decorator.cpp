@@ -10,8 +10,10 @@ namespace {
 #define PROPGRAPH_DETAIL_NAME(name, result, parameters, arguments) #name,
 #define PROPGRAPH_DETAIL_SKIP(name, result, parameters, arguments)
 constexpr std::array<std::string_view, operation_count> kOperationNames = {
-    PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_NAME, PROPGRAPH_DETAIL_SKIP, PROPGRAPH_NO_DEFAULT_ARG)
-    "begin", "commit", "rollback",
+    PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_NAME, PROPGRAPH_DETAIL_SKIP, PROPGRAPH_NO_DEFAULT_ARG)  // the list
+    "begin",
+    "commit",
+    "rollback",
 };
 #undef PROPGRAPH_DETAIL_NAME
 #undef PROPGRAPH_DETAIL_SKIP
@@ -34,7 +36,8 @@ template class Forwarding<Transaction>;
 }  // namespace backend
 
 GraphDecorator::GraphDecorator(std::shared_ptr<GraphOperations> inner)
-    : Forwarding(inner ? *inner : throw InvalidArgument("GraphDecorator: null inner graph")), owner_(std::move(inner)) {}
+    : Forwarding(inner ? *inner : throw InvalidArgument("GraphDecorator: null inner graph")),
+      owner_(std::move(inner)) {}
 
 void GraphDecorator::around(Operation, CallRef call) { call(); }
 

@@ -14,9 +14,9 @@ void append_json_string(std::string& out, std::string_view text) {
   std::size_t run = 0;  // start of the pending run of bytes copied as they are
   for (std::size_t i = 0; i < text.size(); ++i) {
     auto c = static_cast<unsigned char>(text[i]);
-    const bool special = c < 0x20 || c == '"' || c == '\\' ||
-                         (c == 0xEF && i + 2 < text.size() && text[i + 1] == '\xBF' &&
-                          (text[i + 2] == '\xBE' || text[i + 2] == '\xBF'));
+    const bool special =
+        c < 0x20 || c == '"' || c == '\\' ||
+        (c == 0xEF && i + 2 < text.size() && text[i + 1] == '\xBF' && (text[i + 2] == '\xBE' || text[i + 2] == '\xBF'));
     if (!special) continue;
     out.append(text.data() + run, i - run);
     switch (c) {

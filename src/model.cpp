@@ -30,9 +30,7 @@ namespace {
 }
 }  // namespace
 
-void Value::throw_int_overflow() {
-  throw InvalidArgument("unsigned integer does not fit a Value (int64)");
-}
+void Value::throw_int_overflow() { throw InvalidArgument("unsigned integer does not fit a Value (int64)"); }
 
 bool Value::as_bool() const {
   if (auto* p = get_if<bool>()) return *p;
@@ -71,8 +69,7 @@ struct KeyLess {
 };
 }  // namespace
 
-Properties::Properties(std::initializer_list<Entry> entries)
-    : Properties(std::vector<Entry>(entries)) {}
+Properties::Properties(std::initializer_list<Entry> entries) : Properties(std::vector<Entry>(entries)) {}
 
 using detail::PropertiesAccess;
 
@@ -109,15 +106,13 @@ constexpr auto release = &PropertiesAccess::release;
 Properties::Properties(std::vector<Entry> entries) {
   if (entries.empty()) return;
   // Loaders hand over maps that are already sorted and unique: adopt them without sorting.
-  if (std::adjacent_find(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-        return !(a.first < b.first);
-      }) == entries.end()) {
+  if (std::adjacent_find(entries.begin(), entries.end(),
+                         [](const Entry& a, const Entry& b) { return !(a.first < b.first); }) == entries.end()) {
     set_rep(make_rep(std::move(entries)));
     return;
   }
   // Stable sort keeps input order among equal keys; keep the last of each run.
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const Entry& a, const Entry& b) { return a.first < b.first; });
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.first < b.first; });
   std::vector<Entry> unique;
   unique.reserve(entries.size());
   for (auto& e : entries) {
@@ -323,8 +318,7 @@ void validate_label(std::string_view label, std::string_view what) {
   if (is_valid_label(label)) return;
   if (label.empty()) throw InvalidArgument(fmt::format("{} must not be blank", what));
   throw InvalidArgument(fmt::format(
-      "{} '{}' is malformed: expected 1-63 characters of [A-Za-z0-9_], not starting with a digit",
-      what, label));
+      "{} '{}' is malformed: expected 1-63 characters of [A-Za-z0-9_], not starting with a digit", what, label));
 }
 
 namespace {

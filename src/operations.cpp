@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-
 namespace propgraph {
 
 std::vector<ElementId> GraphOperations::create_vertices(std::span<const NewVertex> vertices) {

@@ -1,13 +1,13 @@
 #include "packed_properties.hpp"
 
-#include "properties_rep.hpp"
-
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <new>
 #include <utility>
 #include <vector>
+
+#include "properties_rep.hpp"
 
 namespace propgraph::detail {
 
@@ -61,11 +61,8 @@ void put_value(std::string& out, const Value& value, bool canonical) {
   }
   out.push_back(static_cast<char>(value.type()));
   switch (value.type()) {
-    case ValueType::null:
-      break;
-    case ValueType::boolean:
-      out.push_back(value.as_bool() ? 1 : 0);
-      break;
+    case ValueType::null: break;
+    case ValueType::boolean: out.push_back(value.as_bool() ? 1 : 0); break;
     case ValueType::integer: {
       const auto i = value.as_int();
       put_varint(out, (static_cast<std::uint64_t>(i) << 1) ^ static_cast<std::uint64_t>(i >> 63));  // zigzag
@@ -122,20 +119,11 @@ struct Reader {
       return;
     }
     switch (static_cast<ValueType>(type)) {
-      case ValueType::null:
-        break;
-      case ValueType::boolean:
-        p += 1;
-        break;
-      case ValueType::integer:
-        (void)varint();
-        break;
-      case ValueType::real:
-        p += 8;
-        break;
-      case ValueType::string:
-        p += varint();
-        break;
+      case ValueType::null: break;
+      case ValueType::boolean: p += 1; break;
+      case ValueType::integer: (void)varint(); break;
+      case ValueType::real: p += 8; break;
+      case ValueType::string: p += varint(); break;
       case ValueType::list:
         for (auto n = varint(); n > 0; --n) skip_value();
         break;
@@ -146,16 +134,11 @@ struct Reader {
     const auto type = static_cast<std::uint8_t>(*p++);
     if (type == kRealAsFloat) return Value(static_cast<double>(raw<float>()));
     switch (static_cast<ValueType>(type)) {
-      case ValueType::null:
-        return Value();
-      case ValueType::boolean:
-        return Value(static_cast<std::uint8_t>(*p++) != 0);
-      case ValueType::integer:
-        return Value(zigzag());
-      case ValueType::real:
-        return Value(raw<double>());
-      case ValueType::string:
-        return Value(std::string(bytes(varint())));
+      case ValueType::null: return Value();
+      case ValueType::boolean: return Value(static_cast<std::uint8_t>(*p++) != 0);
+      case ValueType::integer: return Value(zigzag());
+      case ValueType::real: return Value(raw<double>());
+      case ValueType::string: return Value(std::string(bytes(varint())));
       case ValueType::list: {
         ValueList items(varint());
         for (auto& item : items) item = value();
@@ -180,16 +163,11 @@ struct Reader {
     }
     ++p;
     switch (type) {
-      case ValueType::null:
-        return true;
-      case ValueType::boolean:
-        return (static_cast<std::uint8_t>(*p++) != 0) == *want.get_if<bool>();
-      case ValueType::integer:
-        return zigzag() == *want.get_if<std::int64_t>();
-      case ValueType::real:
-        return raw<double>() == *want.get_if<double>();
-      case ValueType::string:
-        return bytes(varint()) == *want.get_if<std::string>();
+      case ValueType::null: return true;
+      case ValueType::boolean: return (static_cast<std::uint8_t>(*p++) != 0) == *want.get_if<bool>();
+      case ValueType::integer: return zigzag() == *want.get_if<std::int64_t>();
+      case ValueType::real: return raw<double>() == *want.get_if<double>();
+      case ValueType::string: return bytes(varint()) == *want.get_if<std::string>();
       case ValueType::list: {
         const auto& items = *want.get_if<ValueList>();
         auto n = varint();
@@ -399,8 +377,7 @@ class Validator {
           if (!varint(n)) return false;
           pending.push_back(n);
           break;
-        default:
-          return false;
+        default: return false;
       }
     }
     return true;

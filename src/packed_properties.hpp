@@ -22,9 +22,9 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "prefetch.hpp"
 #include "propgraph/model.hpp"

@@ -20,9 +20,7 @@ struct Properties::Rep {
   std::vector<Entry> own;
   mutable std::atomic<const std::vector<Entry>*> decoded{nullptr};
 
-  [[nodiscard]] const std::byte* packed() const noexcept {
-    return reinterpret_cast<const std::byte*>(this + 1);
-  }
+  [[nodiscard]] const std::byte* packed() const noexcept { return reinterpret_cast<const std::byte*>(this + 1); }
 };
 
 namespace detail {

@@ -99,7 +99,8 @@ io::ImportReport read_graph(GraphOperations& g, const Endpoint& in, const io::Im
   switch (in.format) {
     case io::Format::csv: return io::import_csv(g, in.file, in.edges, options);
     case io::Format::ndjson:
-      return in.file == "-" ? io::import_ndjson(g, std::cin, options, "<stdin>") : io::import_ndjson(g, in.file, options);
+      return in.file == "-" ? io::import_ndjson(g, std::cin, options, "<stdin>")
+                            : io::import_ndjson(g, in.file, options);
     case io::Format::graphml:
       return in.file == "-" ? io::import_graphml(g, std::cin, options, "<stdin>")
                             : io::import_graphml(g, in.file, options);
@@ -187,8 +188,7 @@ int main(int argc, char** argv) {
   if (paths.empty() || paths.size() > 2) usage_error("expected INPUT and, optionally, OUTPUT");
 
   const Endpoint in = endpoint(paths[0], from, false);
-  const std::optional<Endpoint> out =
-      paths.size() == 2 ? std::optional(endpoint(paths[1], to, true)) : std::nullopt;
+  const std::optional<Endpoint> out = paths.size() == 2 ? std::optional(endpoint(paths[1], to, true)) : std::nullopt;
   // With the graph on standard output, reports go to standard error.
   std::FILE* report_stream = out && out->file == "-" ? stderr : stdout;
 

@@ -1,13 +1,14 @@
 // propgraph-concurrency support code (bench_support.hpp).
 #include "bench_support.hpp"
 
-#include <fmt/format.h>
 #include <malloc.h>
 #include <sys/resource.h>
 
 #include <cmath>
 #include <fstream>
 #include <sstream>
+
+#include <fmt/format.h>
 
 namespace propgraph::bench {
 
@@ -39,7 +40,9 @@ std::string three_figures(double v) {
 double process_cpu_seconds() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  const auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  const auto sec = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  };
   return sec(usage.ru_utime) + sec(usage.ru_stime);
 }
 
@@ -68,8 +71,8 @@ std::int64_t reset_peak_rss() {
 
 double quantile(std::vector<std::int64_t>& values, double q) {
   if (values.empty()) return 0;
-  const auto index = static_cast<std::size_t>(std::min<double>(
-      static_cast<double>(values.size() - 1), std::floor(q * static_cast<double>(values.size()))));
+  const auto index = static_cast<std::size_t>(
+      std::min<double>(static_cast<double>(values.size() - 1), std::floor(q * static_cast<double>(values.size()))));
   std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(index), values.end());
   return static_cast<double>(values[index]);
 }

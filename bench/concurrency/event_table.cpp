@@ -20,8 +20,6 @@
 // shut down, loops run dry, threads joined); thread start-up is outside it.
 #include "event_table.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -42,8 +40,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-
 #include <boost/fiber/policy.hpp>
+#include <fmt/format.h>
 
 #include "propgraph/fiber.hpp"
 #include "propgraph/latency/wait.hpp"
@@ -64,9 +62,16 @@ struct Order {
 
 /// The orders every event processes (k <= 10 waits: at most one per order).
 constexpr std::array<Order, 10> orders{{
-    {"widgets", 2.50, 120}, {"gadgets", 12.00, 15}, {"gizmos", 7.25, 60}, {"widgets", 2.40, 30},
-    {"doohickeys", 30.00, 5}, {"gadgets", 11.50, 55}, {"gizmos", 7.00, 101}, {"widgets", 2.60, 8},
-    {"sprockets", 1.10, 250}, {"gadgets", 12.50, 22},
+    {"widgets", 2.50, 120},
+    {"gadgets", 12.00, 15},
+    {"gizmos", 7.25, 60},
+    {"widgets", 2.40, 30},
+    {"doohickeys", 30.00, 5},
+    {"gadgets", 11.50, 55},
+    {"gizmos", 7.00, 101},
+    {"widgets", 2.60, 8},
+    {"sprockets", 1.10, 250},
+    {"gadgets", 12.50, 22},
 }};
 
 /// The script's variables: totals per category, item count, grand total, top category.
@@ -93,8 +98,8 @@ class OrderBook {
     }
   }
   [[nodiscard]] std::string summary() const {
-    return fmt::format("Processed {} orders. Grand total: {:.2f}. Top category: {}", item_count_,
-                       grand_total_, top_category_);
+    return fmt::format("Processed {} orders. Grand total: {:.2f}. Top category: {}", item_count_, grand_total_,
+                       top_category_);
   }
 
  private:
@@ -361,13 +366,15 @@ void print_event_table(const EventTable& table) {
     }
   };
 
-  fmt::print("\nevents: {} events, each processing {} orders and waiting k x {} ms (computation alone: {}/event "
-             "on one thread)\n",
-             c.events, orders.size(), event_wait.count(), format_ns(table.compute_ns_per_event));
-  fmt::print("fibers: FiberPool({} threads, pooled {} KiB stacks), submit() per event; fibers-spawn: same pool, "
-             "events started inside it\nasio: {} io_contexts x 1 thread, C++20 coroutines (asio: nested as in the "
-             "script, asio-flat: one coroutine per event); threads: pool of {}\n",
-             c.loop_threads, c.fiber_stack / 1024, c.loop_threads, c.pool_threads);
+  fmt::print(
+      "\nevents: {} events, each processing {} orders and waiting k x {} ms (computation alone: {}/event "
+      "on one thread)\n",
+      c.events, orders.size(), event_wait.count(), format_ns(table.compute_ns_per_event));
+  fmt::print(
+      "fibers: FiberPool({} threads, pooled {} KiB stacks), submit() per event; fibers-spawn: same pool, "
+      "events started inside it\nasio: {} io_contexts x 1 thread, C++20 coroutines (asio: nested as in the "
+      "script, asio-flat: one coroutine per event); threads: pool of {}\n",
+      c.loop_threads, c.fiber_stack / 1024, c.loop_threads, c.pool_threads);
   fmt::print("events/s (fibers and asio: median of {} runs); last column: fibers / best asio\n", c.repeats);
   header("fibers/asio");
   rows([](const EventRun& r) { return format_rate(r.events_per_s); },
@@ -405,7 +412,10 @@ void write_event_json(Json& json, const EventTable& table) {
     json.begin_array("cpu_seconds");
     for (double s : r.cpu_seconds) json.field("", s);
     json.end_array();
-    json.field("events_per_s", r.events_per_s).field("cpu_us_per_event", r.cpu_us_per_event).field("peak_rss_delta_bytes", r.peak_rss_delta).end_object();
+    json.field("events_per_s", r.events_per_s)
+        .field("cpu_us_per_event", r.cpu_us_per_event)
+        .field("peak_rss_delta_bytes", r.peak_rss_delta)
+        .end_object();
   }
   json.end_array();
   json.end_object();

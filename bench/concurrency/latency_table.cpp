@@ -4,8 +4,6 @@
 // clients' requests counts. Only completions inside the measured window are counted.
 #include "latency_table.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -18,6 +16,7 @@
 #include <thread>
 
 #include <boost/fiber/operations.hpp>
+#include <fmt/format.h>
 
 #include "../reference_fixture.hpp"
 #include "propgraph/fiber.hpp"
@@ -133,8 +132,7 @@ std::vector<Samples> run_thread_pool(const Request& request, std::size_t clients
 }
 
 /// fibers-1thread: one fiber per client on the calling thread (run_on_fiber, default stacks).
-std::vector<Samples> run_fibers_here(const Request& request, std::size_t clients, const Window& w,
-                                     bool yield_between) {
+std::vector<Samples> run_fibers_here(const Request& request, std::size_t clients, const Window& w, bool yield_between) {
   std::vector<Samples> samples(clients);
   std::vector<Future<void>> done;
   done.reserve(clients);
@@ -147,8 +145,8 @@ std::vector<Samples> run_fibers_here(const Request& request, std::size_t clients
 }
 
 /// fibers-pool2: one fiber per client on a FiberPool.
-std::vector<Samples> run_fiber_pool(FiberPool& pool, const Request& request, std::size_t clients,
-                                    const Window& w, bool yield_between) {
+std::vector<Samples> run_fiber_pool(FiberPool& pool, const Request& request, std::size_t clients, const Window& w,
+                                    bool yield_between) {
   std::vector<Samples> samples(clients);
   std::vector<Future<void>> done;
   done.reserve(clients);
@@ -170,12 +168,10 @@ double single_thread_rate(const Request& request, std::chrono::milliseconds wind
 
 }  // namespace
 
-std::string LatencyCell::name() const {
-  return fmt::format("{}/{}/c{}/{}", op, format_wait(wait), concurrency, mode);
-}
+std::string LatencyCell::name() const { return fmt::format("{}/{}/c{}/{}", op, format_wait(wait), concurrency, mode); }
 
-const LatencyCell* LatencyTable::find(std::string_view op, std::chrono::nanoseconds wait,
-                                      std::size_t concurrency, std::string_view mode) const {
+const LatencyCell* LatencyTable::find(std::string_view op, std::chrono::nanoseconds wait, std::size_t concurrency,
+                                      std::string_view mode) const {
   for (const auto& c : cells) {
     if (c.op == op && c.wait == wait && c.concurrency == concurrency && c.mode == mode) return &c;
   }
@@ -190,9 +186,7 @@ CellMeasurement measure_cell(const CellSpec& spec) {
   };
   std::vector<Samples> samples;
   switch (spec.mode->kind) {
-    case ModeKind::sync:
-      samples = run_sync(request, spec.clients, make_window());
-      break;
+    case ModeKind::sync: samples = run_sync(request, spec.clients, make_window()); break;
     case ModeKind::thread_pool:
       samples = run_thread_pool(request, spec.clients, spec.mode->threads, make_window);
       break;
@@ -225,7 +219,10 @@ namespace {
 void run_cell(LatencyTable& table, const LatencyConfig& config, MemoryGraph& backend, const ReferenceFixture& fixture,
               FiberPool& pool, std::string_view op, std::chrono::nanoseconds wait, std::size_t clients,
               const Mode& mode, std::string_view grid) {
-  LatencyCell cell{.op = std::string(op), .wait = wait, .concurrency = clients, .mode = std::string(mode.id),
+  LatencyCell cell{.op = std::string(op),
+                   .wait = wait,
+                   .concurrency = clients,
+                   .mode = std::string(mode.id),
                    .grid = std::string(grid)};
   if (config.filter && !std::regex_search(cell.name(), *config.filter)) return;
   LatencyGraph graph(backend, LatencyOptions::fixed(wait));
@@ -245,8 +242,7 @@ void run_cell(LatencyTable& table, const LatencyConfig& config, MemoryGraph& bac
   cell.p99_ns = m.p99_ns;
   cell.latency_lower_bound = m.latency_lower_bound;
   const double cpu_max = table.cpu_max_per_s[cell.op];
-  cell.ideal_per_s =
-      wait.count() == 0 ? cpu_max : std::min(static_cast<double>(clients) / seconds(wait), cpu_max);
+  cell.ideal_per_s = wait.count() == 0 ? cpu_max : std::min(static_cast<double>(clients) / seconds(wait), cpu_max);
   table.cells.push_back(std::move(cell));
   std::fputc('.', stderr);
   std::fflush(stderr);
@@ -307,8 +303,7 @@ void print_latency_table(const LatencyTable& table) {
 
     fmt::print("\n{} through LatencyGraph(MemoryGraph): requests/s and % of ideal\n", op);
     fmt::print("ideal = min(C / wait, CPU max {}/s = {} cores x {}/s measured sync with no wait)\n",
-               format_rate(table.cpu_max_per_s.at(std::string(op))), table.config.cores,
-               format_rate(single->second));
+               format_rate(table.cpu_max_per_s.at(std::string(op))), table.config.cores, format_rate(single->second));
     fmt::print("{:<6} {:>5} {:>8}", "wait", "C", "ideal");
     for (const Mode& m : latency_modes) fmt::print(" {:>15}", m.id);
     fmt::print("\n{}\n", rule);
@@ -363,8 +358,10 @@ void print_crossover(const LatencyTable& table) {
   bool any = false;
   for (const auto& c : table.cells) any = any || c.grid == "crossover";
   if (!any) return;
-  fmt::print("\ncrossover ({}): throughput of fibers-1thread / fibers-pool2 relative to sync at the same C;\n"
-             "sync/call = measured time per call of sync (the requested wait plus timer slack and wake-up)\n", op);
+  fmt::print(
+      "\ncrossover ({}): throughput of fibers-1thread / fibers-pool2 relative to sync at the same C;\n"
+      "sync/call = measured time per call of sync (the requested wait plus timer slack and wake-up)\n",
+      op);
   fmt::print("{:<6} {:>10}", "wait", "sync/call");
   for (const std::size_t c : crossover_concurrencies) fmt::print(" {:>14}", fmt::format("C={}", c));
   fmt::print("\n{}\n", std::string(17 + 15 * crossover_concurrencies.size(), '-'));

@@ -88,8 +88,8 @@ struct LatencyTable {
   std::map<std::string, double, std::less<>> cpu_max_per_s;        // cores x single_thread_per_s
   std::vector<LatencyCell> cells;
 
-  [[nodiscard]] const LatencyCell* find(std::string_view op, std::chrono::nanoseconds wait,
-                                        std::size_t concurrency, std::string_view mode) const;
+  [[nodiscard]] const LatencyCell* find(std::string_view op, std::chrono::nanoseconds wait, std::size_t concurrency,
+                                        std::string_view mode) const;
 };
 
 /// What one cell measures: `clients` closed-loop clients, each calling `op` ("find_vertex_by_id"

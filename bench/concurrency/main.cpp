@@ -12,7 +12,6 @@
 //      pools of 8 / 16 / 256, fibers on one thread, fibers on a 2-thread FiberPool.
 // Then checks the targets and writes <out>/propgraph-concurrency.json and
 // <out>/concurrency.png (gnuplot, when installed). `--help` lists the flags.
-#include <fmt/format.h>
 #include <sys/prctl.h>
 
 #include <algorithm>
@@ -23,12 +22,14 @@
 #include <fstream>
 #include <optional>
 #include <regex>
-#include <stdexcept>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "bench_support.hpp"
 #include "event_table.hpp"
@@ -142,9 +143,9 @@ Args parse(int argc, char** argv) {
     const auto eq = arg.find('=');
     std::string_view flag = arg.substr(0, eq);
     constexpr std::string_view value_flags[] = {
-        "--only", "--cells", "--cell-ms", "--warmup-ms", "--events", "--event-modes", "--event-k",
-        "--event-threads", "--repeats", "--fiber-stack-kib", "--memory-fibers", "--memory-threads",
-        "--timer-slack-ns", "--out-dir", "--json", "--postgres-dsn", "--pg-cell-ms", "--pg-repeats"};
+        "--only",           "--cells",         "--cell-ms", "--warmup-ms",       "--events",        "--event-modes",
+        "--event-k",        "--event-threads", "--repeats", "--fiber-stack-kib", "--memory-fibers", "--memory-threads",
+        "--timer-slack-ns", "--out-dir",       "--json",    "--postgres-dsn",    "--pg-cell-ms",    "--pg-repeats"};
     if (std::find(std::begin(value_flags), std::end(value_flags), flag) == std::end(value_flags)) {
       throw std::invalid_argument(fmt::format("unknown flag {}", flag));
     }
@@ -187,7 +188,8 @@ Args parse(int argc, char** argv) {
     } else if (flag == "--event-k") {
       a.event_config.wait_counts.clear();
       std::stringstream list{std::string(value)};
-      for (std::string part; std::getline(list, part, ',');) a.event_config.wait_counts.push_back(number<int>(flag, part));
+      for (std::string part; std::getline(list, part, ',');)
+        a.event_config.wait_counts.push_back(number<int>(flag, part));
     } else if (flag == "--event-threads") {
       a.event_config.pool_threads = number<std::size_t>(flag, value);
     } else if (flag == "--repeats") {
@@ -278,10 +280,11 @@ std::vector<Target> check_targets(const LatencyTable* lat, const EventTable* ev,
   if (mem && !mem->probes.empty() && mem->probes.front().what.starts_with("fibers")) {
     const MemoryProbe& p = mem->probes.front();
     constexpr double limit = 2.0 * 1024 * 1024 * 1024;
-    Target t{fmt::format("{} concurrently waiting fibers fit in < 2 GiB (peak RSS)", p.count),
-             fmt::format("peak RSS +{} ({}/fiber, {}), all waiting: {}", format_bytes(static_cast<double>(p.peak_rss_delta)),
-                         format_bytes(p.rss_per_unit()), p.stack, p.all_waiting ? "yes" : "no"),
-             p.all_waiting && static_cast<double>(p.peak_rss_delta) < limit};
+    Target t{
+        fmt::format("{} concurrently waiting fibers fit in < 2 GiB (peak RSS)", p.count),
+        fmt::format("peak RSS +{} ({}/fiber, {}), all waiting: {}", format_bytes(static_cast<double>(p.peak_rss_delta)),
+                    format_bytes(p.rss_per_unit()), p.stack, p.all_waiting ? "yes" : "no"),
+        p.all_waiting && static_cast<double>(p.peak_rss_delta) < limit};
     if (p.count < 100'000) t.name += " (scaled down: the target is for 100000)";
     out.push_back(std::move(t));
   }
@@ -298,8 +301,9 @@ void add_postgres_targets(std::vector<Target>& out, const PostgresTable& pg) {
     if (one && threads && threads->median.requests_per_s > 0) {
       const double ratio = one->median.requests_per_s / threads->median.requests_per_s;
       t.met = ratio >= 1.0;
-      t.figures = fmt::format("fibers-1thread {}/s vs threads-16 {}/s = {:.2f}", format_rate(one->median.requests_per_s),
-                              format_rate(threads->median.requests_per_s), ratio);
+      t.figures =
+          fmt::format("fibers-1thread {}/s vs threads-16 {}/s = {:.2f}", format_rate(one->median.requests_per_s),
+                      format_rate(threads->median.requests_per_s), ratio);
       for (std::string_view other : {std::string_view("fibers-pool2"), postgres_reactor_mode}) {
         if (const PostgresCell* cell = pg.find(op, 256, other)) {
           t.figures += fmt::format("; {} {}/s = {:.2f}", other, format_rate(cell->median.requests_per_s),
@@ -359,8 +363,7 @@ void write_chart(const fs::path& dir, const LatencyTable& table) {
         << "set format y '10^{%T}'\n"
         << "set grid\n"
         << "set xlabel 'concurrency C'\n"
-        << "set ylabel 'requests/s'\n"
-        ;
+        << "set ylabel 'requests/s'\n";
     const char* colors[] = {"#7f7f7f", "#aec7e8", "#1f77b4", "#17becf", "#ff7f0e", "#d62728"};
     int block = 0;
     for (std::string_view op : latency_operations) {
@@ -390,8 +393,10 @@ void write_chart(const fs::path& dir, const LatencyTable& table) {
     out << "unset multiplot\n";
   }
   if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
-    fmt::print("\nno PNG: gnuplot is not installed (Debian: apt-get install gnuplot-nox); plot data and "
-               "script are in {}\n", dir.string());
+    fmt::print(
+        "\nno PNG: gnuplot is not installed (Debian: apt-get install gnuplot-nox); plot data and "
+        "script are in {}\n",
+        dir.string());
     return;
   }
   const std::string command = fmt::format("gnuplot '{}'", script.string());
@@ -482,8 +487,7 @@ int main(int argc, char** argv) {
   } else if (args.postgres_default) {
     fmt::print("{}", no_server);
   }
-  auto targets =
-      check_targets(latency ? &*latency : nullptr, events ? &*events : nullptr, memory ? &*memory : nullptr);
+  auto targets = check_targets(latency ? &*latency : nullptr, events ? &*events : nullptr, memory ? &*memory : nullptr);
 #ifdef PROPGRAPH_BENCH_WITH_POSTGRES
   if (postgres) add_postgres_targets(targets, *postgres);
 #endif

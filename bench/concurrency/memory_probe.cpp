@@ -3,14 +3,13 @@
 // are inside the wait, then joins them.
 #include "memory_probe.hpp"
 
-#include <fmt/format.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <thread>
 
 #include <boost/fiber/operations.hpp>
+#include <fmt/format.h>
 
 #include "../reference_fixture.hpp"
 #include "propgraph/fiber.hpp"
@@ -111,8 +110,8 @@ MemoryTable run_memory_probes(const MemoryConfig& config) {
     std::fputc('.', stderr);
   }
   if (config.default_stack_fibers > 0) {
-    table.probes.push_back(probe_fibers(config.default_stack_fibers, StackAllocator{},
-                                        "default: cached, guarded 128 KiB"));
+    table.probes.push_back(
+        probe_fibers(config.default_stack_fibers, StackAllocator{}, "default: cached, guarded 128 KiB"));
     std::fputc('.', stderr);
   }
   if (config.threads > 0) {

@@ -1,8 +1,6 @@
 // Table 4 (postgres_table.hpp).
 #include "postgres_table.hpp"
 
-#include <fmt/format.h>
-#include <libpq-fe.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -12,6 +10,9 @@
 #include <memory>
 #include <stdexcept>
 #include <thread>
+
+#include <fmt/format.h>
+#include <libpq-fe.h>
 
 #include "propgraph/fiber.hpp"
 #include "propgraph/postgres/postgres_graph.hpp"
@@ -30,8 +31,8 @@ ElementId fill_fixture(GraphOperations& graph) {
   std::vector<NewVertex> vertices;
   vertices.reserve(postgres_fixture_vertices);
   for (std::size_t i = 0; i < postgres_fixture_vertices; ++i) {
-    vertices.push_back({"Person", Properties{{"name", fmt::format("person-{}", i)},
-                                             {"age", static_cast<std::int64_t>(20 + i % 50)}}});
+    vertices.push_back(
+        {"Person", Properties{{"name", fmt::format("person-{}", i)}, {"age", static_cast<std::int64_t>(20 + i % 50)}}});
   }
   const std::vector<ElementId> ids = graph.create_vertices(vertices);
   std::vector<NewEdge> edges;
@@ -94,9 +95,9 @@ const PostgresCell* PostgresTable::find(std::string_view op, std::size_t concurr
 PostgresTable run_postgres_table(const PostgresConfig& config) {
   PostgresTable table{.config = config};
   const PostgresOptions base{.conninfo = config.dsn.value_or(""), .pool_size = postgres_pool_size};
-  table.graph = fmt::format("propgraph_bench_{}_{}", ::getpid(),
-                            std::chrono::duration_cast<std::chrono::seconds>(
-                                std::chrono::system_clock::now().time_since_epoch()).count());
+  table.graph = fmt::format(
+      "propgraph_bench_{}_{}", ::getpid(),
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
   PostgresOptions bench_options = base;
   bench_options.graph = table.graph;
   PostgresOptions admin_options = base;
@@ -179,13 +180,14 @@ PostgresTable run_postgres_table(const PostgresConfig& config) {
 
 void print_postgres_table(const PostgresTable& table) {
   const auto& c = table.config;
-  fmt::print("\nPostgreSQL: PostgresGraph (pool of {} connections) on a local server; graph of {} Person vertices\n"
-             "with {} KNOWS edges each; requests/s and latency p50/p99; median of {} runs of {} ms (after {} ms\n"
-             "warm-up) per cell; fibers-1thread: run_on_fiber on the main thread after use_io_scheduler();\n"
-             "fibers-1t-reactor: the same on a thread with Boost's default scheduler (waits via the reactor thread);\n"
-             "cpu/req, csw/req: this process's CPU time and context switches per request (not the server's)\n",
-             postgres_pool_size, postgres_fixture_vertices, postgres_fixture_out_degree, std::max(1, c.repeats),
-             c.window.count(), c.warmup.count());
+  fmt::print(
+      "\nPostgreSQL: PostgresGraph (pool of {} connections) on a local server; graph of {} Person vertices\n"
+      "with {} KNOWS edges each; requests/s and latency p50/p99; median of {} runs of {} ms (after {} ms\n"
+      "warm-up) per cell; fibers-1thread: run_on_fiber on the main thread after use_io_scheduler();\n"
+      "fibers-1t-reactor: the same on a thread with Boost's default scheduler (waits via the reactor thread);\n"
+      "cpu/req, csw/req: this process's CPU time and context switches per request (not the server's)\n",
+      postgres_pool_size, postgres_fixture_vertices, postgres_fixture_out_degree, std::max(1, c.repeats),
+      c.window.count(), c.warmup.count());
   const std::string rule(17 + 21 * postgres_modes.size(), '-');
   for (std::string_view op : latency_operations) {
     bool any = false;
@@ -206,15 +208,16 @@ void print_postgres_table(const PostgresTable& table) {
       fmt::print("\n{:<17} {:>5}", "p50/p99", "");
       for (const Mode& m : postgres_modes) {
         const PostgresCell* cell = table.find(op, conc, m.id);
-        fmt::print(" {:>20}", cell ? fmt::format("{}/{}", format_ns(cell->median.p50_ns), format_ns(cell->median.p99_ns))
-                                   : std::string("-"));
+        fmt::print(" {:>20}", cell
+                                  ? fmt::format("{}/{}", format_ns(cell->median.p50_ns), format_ns(cell->median.p99_ns))
+                                  : std::string("-"));
       }
       fmt::print("\n{:<17} {:>5}", "cpu/req, csw/req", "");
       for (const Mode& m : postgres_modes) {
         const PostgresCell* cell = table.find(op, conc, m.id);
-        fmt::print(" {:>20}", cell ? fmt::format("{} {:.1f}", format_ns(cell->cpu_ns_per_request),
-                                                 cell->switches_per_request)
-                                   : std::string("-"));
+        fmt::print(" {:>20}",
+                   cell ? fmt::format("{} {:.1f}", format_ns(cell->cpu_ns_per_request), cell->switches_per_request)
+                        : std::string("-"));
       }
       fmt::print("\n");
     }

@@ -29,9 +29,9 @@
 
 #include "../concurrency/bench_support.hpp"
 #include "memory/durable/files.hpp"
-#include "run_info.hpp"
 #include "propgraph/generate.hpp"
 #include "propgraph/propgraph.hpp"
+#include "run_info.hpp"
 
 namespace propgraph::bench {
 namespace {
@@ -246,12 +246,13 @@ Recovery measure_recovery(const Args& args) {
   }
   r.recovery_s = median(r.recovery_runs_s);
   fs::remove_all(args.dir);
-  fmt::print("  {} vertices, {} edges: load {:.2f} s, checkpoint {:.2f} s, snapshot {} ({:.2f}x the {} resident), "
-             "recovery {:.2f} s ({}/s edges)\n",
-             r.vertices, r.edges, r.load_s, r.checkpoint_s, format_bytes(static_cast<double>(r.snapshot_bytes)),
-             static_cast<double>(r.snapshot_bytes) / static_cast<double>(r.resident_bytes),
-             format_bytes(static_cast<double>(r.resident_bytes)), r.recovery_s,
-             format_rate(static_cast<double>(r.edges) / r.recovery_s));
+  fmt::print(
+      "  {} vertices, {} edges: load {:.2f} s, checkpoint {:.2f} s, snapshot {} ({:.2f}x the {} resident), "
+      "recovery {:.2f} s ({}/s edges)\n",
+      r.vertices, r.edges, r.load_s, r.checkpoint_s, format_bytes(static_cast<double>(r.snapshot_bytes)),
+      static_cast<double>(r.snapshot_bytes) / static_cast<double>(r.resident_bytes),
+      format_bytes(static_cast<double>(r.resident_bytes)), r.recovery_s,
+      format_rate(static_cast<double>(r.edges) / r.recovery_s));
   return r;
 }
 

@@ -98,8 +98,7 @@ Timing time_of(const std::function<void()>& work) {
   const double cpu_start = cpu_now();
   const auto start = std::chrono::steady_clock::now();
   work();
-  return Timing{std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                cpu_now() - cpu_start};
+  return Timing{std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), cpu_now() - cpu_start};
 }
 
 std::uintmax_t size_of(const std::vector<fs::path>& files) {
@@ -140,8 +139,9 @@ Settings parse(int argc, char** argv) {
     } else if (arg == "--json") {
       s.json = std::string(value());
     } else {
-      fmt::print(stderr, "usage: propgraph-io-bench [--vertices N] [--edges N] [--runs N] [--dir PATH] "
-                         "[--postgres-dsn DSN] [--json PATH]\n");
+      fmt::print(stderr,
+                 "usage: propgraph-io-bench [--vertices N] [--edges N] [--runs N] [--dir PATH] "
+                 "[--postgres-dsn DSN] [--json PATH]\n");
       std::exit(arg == "-h" || arg == "--help" ? 0 : 2);
     }
   }
@@ -186,7 +186,10 @@ std::optional<Row> measure(const std::string& backend, const FormatCase& c, Grap
       return std::nullopt;
     }
   }
-  return Row{backend, c.name, {median(export_wall), median(export_cpu)}, {median(import_wall), median(import_cpu)},
+  return Row{backend,
+             c.name,
+             {median(export_wall), median(export_cpu)},
+             {median(import_wall), median(import_cpu)},
              static_cast<double>(size_of(c.files)) / 1e6};
 }
 
@@ -234,9 +237,10 @@ int main(int argc, char** argv) {
   MemoryGraph source;
   const Timing generated = time_of([&] { generate(source, s); });
   const auto records = static_cast<double>(s.vertices + s.edges);
-  fmt::print("propgraph-io-bench: {} vertices + {} edges ({:.0f} records), median of {} runs, one thread, "
-             "load average {}\n",
-             s.vertices, s.edges, records, s.runs, run.load_at_start);
+  fmt::print(
+      "propgraph-io-bench: {} vertices + {} edges ({:.0f} records), median of {} runs, one thread, "
+      "load average {}\n",
+      s.vertices, s.edges, records, s.runs, run.load_at_start);
   // The same elements created directly through GraphOperations: the ceiling of any import.
   fmt::print("direct create_vertex/create_edge of the same graph: {:.2f} M records/s cpu, {:.2f} wall\n\n",
              records / generated.cpu / 1e6, records / generated.wall / 1e6);
@@ -244,21 +248,30 @@ int main(int argc, char** argv) {
   const fs::path vcsv = s.dir / "vertices.csv", ecsv = s.dir / "edges.csv";
   const fs::path ndjson = s.dir / "graph.ndjson", graphml = s.dir / "graph.graphml";
   const std::vector<FormatCase> cases = {
-      {"CSV", {vcsv, ecsv}, [&](GraphOperations& g) { io::export_csv(g, vcsv, ecsv); },
+      {"CSV",
+       {vcsv, ecsv},
+       [&](GraphOperations& g) { io::export_csv(g, vcsv, ecsv); },
        [&](GraphOperations& g) { return io::import_csv(g, vcsv, ecsv); }},
-      {"NDJSON", {ndjson}, [&](GraphOperations& g) { io::export_ndjson(g, ndjson); },
+      {"NDJSON",
+       {ndjson},
+       [&](GraphOperations& g) { io::export_ndjson(g, ndjson); },
        [&](GraphOperations& g) { return io::import_ndjson(g, ndjson); }},
-      {"GraphML", {graphml}, [&](GraphOperations& g) { io::export_graphml(g, graphml); },
+      {"GraphML",
+       {graphml},
+       [&](GraphOperations& g) { io::export_graphml(g, graphml); },
        [&](GraphOperations& g) { return io::import_graphml(g, graphml); }},
   };
 
   std::vector<Row> rows;
   std::unique_ptr<MemoryGraph> target;
   for (const auto& c : cases) {
-    auto row = measure("MemoryGraph", c, source, [&]() -> GraphOperations& {
-      target = std::make_unique<MemoryGraph>();
-      return *target;
-    }, s);
+    auto row = measure(
+        "MemoryGraph", c, source,
+        [&]() -> GraphOperations& {
+          target = std::make_unique<MemoryGraph>();
+          return *target;
+        },
+        s);
     if (!row) return 1;
     rows.push_back(*row);
   }
@@ -274,10 +287,13 @@ int main(int argc, char** argv) {
       fmt::print("PostgresGraph {}: {} imports...\n", c.name, s.runs);
       pg.drop_graph(pg.options().graph);
       c.read(pg);  // the graph the exports read
-      auto row = measure("PostgresGraph", c, pg, [&]() -> GraphOperations& {
-        pg.drop_graph(pg.options().graph);  // the bound graph: emptied
-        return pg;
-      }, s);
+      auto row = measure(
+          "PostgresGraph", c, pg,
+          [&]() -> GraphOperations& {
+            pg.drop_graph(pg.options().graph);  // the bound graph: emptied
+            return pg;
+          },
+          s);
       if (!row) return 1;
       rows.push_back(*row);
     }
@@ -292,17 +308,22 @@ int main(int argc, char** argv) {
   // M records/s by CPU time and by wall-clock time.
   auto rate = [&](double seconds) { return seconds > 0 ? records / seconds / 1e6 : 0.0; };
   fmt::print("M records/s; 'cpu' divides by process CPU time, 'wall' by elapsed time.\n\n");
-  fmt::print("| backend       | format  | import cpu | import wall | import s (wall) | export cpu | export wall | file MB |\n");
-  fmt::print("|---------------|---------|-----------:|------------:|----------------:|-----------:|------------:|--------:|\n");
+  fmt::print(
+      "| backend       | format  | import cpu | import wall | import s (wall) | export cpu | export wall | file MB "
+      "|\n");
+  fmt::print(
+      "|---------------|---------|-----------:|------------:|----------------:|-----------:|------------:|--------:|"
+      "\n");
   for (const auto& r : rows) {
     fmt::print("| {:<13} | {:<7} | {:>10.2f} | {:>11.2f} | {:>15.3f} | {:>10.2f} | {:>11.2f} | {:>7.1f} |\n", r.backend,
                r.format, rate(r.import_time.cpu), rate(r.import_time.wall), r.import_time.wall, rate(r.export_time.cpu),
                rate(r.export_time.wall), r.megabytes);
   }
   if (!postgres_skipped.empty()) fmt::print("\nPostgresGraph rows skipped: {}\n", postgres_skipped);
-  fmt::print("\nReference (bluetape4k-graph, JVM): about 0.17 M records/s import. Target: >= 1 M records/s "
-             "for CSV and NDJSON on one core (MemoryGraph); >= 0.1 M records/s for the CSV import into "
-             "PostgresGraph (server on the same machine).\n");
+  fmt::print(
+      "\nReference (bluetape4k-graph, JVM): about 0.17 M records/s import. Target: >= 1 M records/s "
+      "for CSV and NDJSON on one core (MemoryGraph); >= 0.1 M records/s for the CSV import into "
+      "PostgresGraph (server on the same machine).\n");
   write_json(s, run, rows, postgres_skipped);
   if (own_dir) fs::remove_all(s.dir);
   return 0;

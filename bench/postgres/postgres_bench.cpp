@@ -30,8 +30,6 @@
 //       [--json=PATH]
 // --dsn defaults to $PROPGRAPH_PG_DSN, --standby to $PROPGRAPH_PG_STANDBY_DSN; without a standby
 // the reads part measures the primary alone.
-#include <libpq-fe.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -46,6 +44,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <libpq-fe.h>
 
 #include "../concurrency/bench_support.hpp"
 #include "../concurrency/latency_table.hpp"
@@ -128,8 +127,9 @@ Settings parse(int argc, char** argv) {
   if (s.dsn.empty()) s.dsn = env("PROPGRAPH_PG_DSN");
   if (s.standby.empty()) s.standby = env("PROPGRAPH_PG_STANDBY_DSN");
   if (s.dsn.empty()) {
-    std::fprintf(stderr, "propgraph-postgres-bench: no server: give --dsn= or set PROPGRAPH_PG_DSN "
-                         "(scripts/bench --postgres starts a throw-away one)\n");
+    std::fprintf(stderr,
+                 "propgraph-postgres-bench: no server: give --dsn= or set PROPGRAPH_PG_DSN "
+                 "(scripts/bench --postgres starts a throw-away one)\n");
     std::exit(2);
   }
   if (s.vertices < 2) {
@@ -283,8 +283,8 @@ std::vector<ReadsResult> measure_reads(const Settings& s, const ElementId& id) {
     fmt::print("reads: no standby given (--standby= or PROPGRAPH_PG_STANDBY_DSN): the primary alone\n");
   }
   FiberPool pool(2);
-  const Mode& mode = *std::find_if(latency_modes.begin(), latency_modes.end(),
-                                   [](const Mode& m) { return m.id == "fibers-pool2"; });
+  const Mode& mode =
+      *std::find_if(latency_modes.begin(), latency_modes.end(), [](const Mode& m) { return m.id == "fibers-pool2"; });
   std::vector<std::vector<CellMeasurement>> runs(results.size());
   std::vector<PostgresGraph::ReadRouting> before;
   for (auto& g : graphs) before.push_back(g->read_routing());
@@ -311,10 +311,11 @@ std::vector<ReadsResult> measure_reads(const Settings& s, const ElementId& id) {
     r.primary_reads = after.primary - before[i].primary;
     r.standby_reads = after.standby - before[i].standby;
     r.fallbacks = after.fallbacks - before[i].fallbacks;
-    fmt::print("reads, {}: {}/s, p50 {}, p99 {} (median of {}; {} reads on the primary, {} on the standby, {} "
-               "fallbacks)\n",
-               r.target, format_rate(r.median.requests_per_s), format_ns(r.median.p50_ns), format_ns(r.median.p99_ns),
-               s.runs, r.primary_reads, r.standby_reads, r.fallbacks);
+    fmt::print(
+        "reads, {}: {}/s, p50 {}, p99 {} (median of {}; {} reads on the primary, {} on the standby, {} "
+        "fallbacks)\n",
+        r.target, format_rate(r.median.requests_per_s), format_ns(r.median.p50_ns), format_ns(r.median.p99_ns), s.runs,
+        r.primary_reads, r.standby_reads, r.fallbacks);
   }
   return results;
 }

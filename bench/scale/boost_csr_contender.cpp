@@ -1,15 +1,14 @@
 // The raw structure MemoryGraph is built on: Boost.Graph's compressed_sparse_row_graph and
 // Boost's algorithms, with nothing of propgraph's in between.
+#include <algorithm>
+#include <optional>
+
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/incremental_components.hpp>
 #include <boost/graph/page_rank.hpp>
 #include <boost/pending/disjoint_sets.hpp>
 #include <boost/version.hpp>
-
-#include <algorithm>
-#include <optional>
-
 #include <fmt/format.h>
 
 #include "contender.hpp"
@@ -68,7 +67,8 @@ class BoostCsr final : public Contender {
   }
   [[nodiscard]] bool runs(Operation) const override { return true; }
   [[nodiscard]] std::string note(Operation op) const override {
-    if (op == Operation::page_rank) return "boost::graph::page_rank: the rank of dangling vertices is dropped, not spread";
+    if (op == Operation::page_rank)
+      return "boost::graph::page_rank: the rank of dangling vertices is dropped, not spread";
     return {};
   }
   void load(const generate::EdgeList& list) override { csr_ = make_csr(list); }
@@ -84,9 +84,7 @@ class BoostCsr final : public Contender {
   void run(Operation op, const Query& query) override {
     const std::size_t n = boost::num_vertices(csr_);
     switch (op) {
-      case Operation::bfs:
-        raw_bfs(csr_, query.source, bfs_);
-        break;
+      case Operation::bfs: raw_bfs(csr_, query.source, bfs_); break;
       case Operation::components: {
         // Union-find over the edges, then every vertex's representative (what
         // connected_components reports), fully compressed.
@@ -103,9 +101,9 @@ class BoostCsr final : public Contender {
       }
       case Operation::page_rank:
         rank_scores_.resize(n);
-        boost::graph::page_rank(csr_,
-                                boost::make_iterator_property_map(rank_scores_.begin(), boost::get(boost::vertex_index, csr_)),
-                                boost::graph::n_iterations(kPageRankIterations), kPageRankDamping, n);
+        boost::graph::page_rank(
+            csr_, boost::make_iterator_property_map(rank_scores_.begin(), boost::get(boost::vertex_index, csr_)),
+            boost::graph::n_iterations(kPageRankIterations), kPageRankDamping, n);
         break;
       case Operation::shortest_path:
         raw_bfs(csr_, query.source, path_, query.target);
@@ -132,8 +130,7 @@ class BoostCsr final : public Contender {
         for (std::size_t v = 0; v < parent_.size(); ++v) count += parent_[v] == v;
         return result_components(count);
       }
-      case Operation::page_rank:
-        return result_page_rank(top_five(rank_scores_.data(), rank_scores_.size()));
+      case Operation::page_rank: return result_page_rank(top_five(rank_scores_.data(), rank_scores_.size()));
       case Operation::shortest_path: {
         // The search stops inside tree_edge, before Boost colours the target: its parent says.
         const bool found = path_target_ == path_source_ || path_.parent[path_target_] != path_.parent.size();

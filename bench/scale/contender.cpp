@@ -40,8 +40,9 @@ std::vector<std::uint32_t> top_five(const double* scores, std::size_t n) {
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0U);
   const std::size_t k = std::min<std::size_t>(5, n);
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
-                    [&](std::uint32_t a, std::uint32_t b) { return scores[a] != scores[b] ? scores[a] > scores[b] : a < b; });
+  std::partial_sort(
+      order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+      [&](std::uint32_t a, std::uint32_t b) { return scores[a] != scores[b] ? scores[a] > scores[b] : a < b; });
   order.resize(k);
   return order;
 }

@@ -23,7 +23,8 @@ namespace propgraph::scale {
 namespace {
 
 void check(GrB_Info info, const char* what) {
-  if (info != GrB_SUCCESS && info != GrB_NO_VALUE) throw std::runtime_error(fmt::format("GraphBLAS: {} failed ({})", what, static_cast<int>(info)));
+  if (info != GrB_SUCCESS && info != GrB_NO_VALUE)
+    throw std::runtime_error(fmt::format("GraphBLAS: {} failed ({})", what, static_cast<int>(info)));
 }
 
 /// GrB_init once per process, on one thread.
@@ -76,8 +77,10 @@ class GraphBlas final : public Contender {
   }
   [[nodiscard]] bool runs(Operation op) const override { return op == Operation::bfs || op == Operation::page_rank; }
   [[nodiscard]] std::string note(Operation op) const override {
-    if (op == Operation::bfs) return "LAGraph's push/pull BFS (LG_BreadthFirstSearch_SSGrB): masked vxm on A, mxv on AT";
-    if (op == Operation::page_rank) return "LAGraph's LAGr_PageRank (sinks spread evenly) in FP64, parallel edges counted";
+    if (op == Operation::bfs)
+      return "LAGraph's push/pull BFS (LG_BreadthFirstSearch_SSGrB): masked vxm on A, mxv on AT";
+    if (op == Operation::page_rank)
+      return "LAGraph's LAGr_PageRank (sinks spread evenly) in FP64, parallel edges counted";
     return {};
   }
 
@@ -190,7 +193,8 @@ class GraphBlas final : public Contender {
           // w<q> = out_degree: the edges leaving the frontier
           check(GrB_Vector_assign(w.h, q.h, nullptr, out_degree_.h, GrB_ALL, n, GrB_DESC_RS), "GrB_Vector_assign");
           double frontier_edges = 0;
-          check(GrB_Vector_reduce_FP64(&frontier_edges, nullptr, GrB_PLUS_MONOID_FP64, w.h, nullptr), "GrB_Vector_reduce");
+          check(GrB_Vector_reduce_FP64(&frontier_edges, nullptr, GrB_PLUS_MONOID_FP64, w.h, nullptr),
+                "GrB_Vector_reduce");
           edges_unexplored -= frontier_edges;
           switch_to_pull = growing && frontier_edges > edges_unexplored / alpha;
         }
@@ -202,7 +206,8 @@ class GraphBlas final : public Contender {
         if (nq < last_nq && nq <= n_over_beta2) do_push = true;  // shrinking and small again
       }
       last_nq = nq;
-      check(GxB_Vector_Option_set(q.h, GxB_SPARSITY_CONTROL, do_push ? GxB_SPARSE : GxB_BITMAP), "GxB_Vector_Option_set");
+      check(GxB_Vector_Option_set(q.h, GxB_SPARSITY_CONTROL, do_push ? GxB_SPARSE : GxB_BITMAP),
+            "GxB_Vector_Option_set");
       if (do_push) {
         // q'<!parent> = q'*A
         check(GrB_vxm(q.h, parent_.h, nullptr, GxB_ANY_SECONDI_INT64, q.h, a_.h, GrB_DESC_RSC), "GrB_vxm");
@@ -235,7 +240,8 @@ class GraphBlas final : public Contender {
     new_vector(rank_, GrB_FP64, n);
     new_vector(t, GrB_FP64, n);
     new_vector(w, GrB_FP64, n);
-    check(GrB_Vector_assign_FP64(rank_.h, nullptr, nullptr, 1.0 / static_cast<double>(n), GrB_ALL, n, nullptr), "GrB_Vector_assign");
+    check(GrB_Vector_assign_FP64(rank_.h, nullptr, nullptr, 1.0 / static_cast<double>(n), GrB_ALL, n, nullptr),
+          "GrB_Vector_assign");
     const GrB_Index sinks = n - nvals(out_degree_.h);
     if (sinks > 0) {
       // sink<!struct(out_degree)> = true
@@ -245,7 +251,8 @@ class GraphBlas final : public Contender {
     }
     // d = out_degree / damping, so that w = r ./ d is damping * r / out_degree
     new_vector(d, GrB_FP64, n);
-    check(GrB_Vector_apply_BinaryOp2nd_FP64(d.h, nullptr, nullptr, GrB_DIV_FP64, out_degree_.h, damping, nullptr), "GrB_apply");
+    check(GrB_Vector_apply_BinaryOp2nd_FP64(d.h, nullptr, nullptr, GrB_DIV_FP64, out_degree_.h, damping, nullptr),
+          "GrB_apply");
     for (int iteration = 0; iteration < kPageRankIterations; ++iteration) {
       double teleport = scaled_teleport;
       if (sinks > 0) {

@@ -13,7 +13,8 @@ namespace propgraph::scale {
 namespace {
 
 void check(igraph_error_t code, const char* what) {
-  if (code != IGRAPH_SUCCESS) throw std::runtime_error(fmt::format("igraph: {} failed: {}", what, igraph_strerror(code)));
+  if (code != IGRAPH_SUCCESS)
+    throw std::runtime_error(fmt::format("igraph: {} failed: {}", what, igraph_strerror(code)));
 }
 
 /// An igraph_vector_int_t that frees itself.
@@ -50,7 +51,8 @@ class Igraph final : public Contender {
   }
   [[nodiscard]] bool runs(Operation) const override { return true; }
   [[nodiscard]] std::string note(Operation op) const override {
-    if (op == Operation::page_rank) return "igraph_pagerank (PRPACK): solved to convergence, it takes no iteration count";
+    if (op == Operation::page_rank)
+      return "igraph_pagerank (PRPACK): solved to convergence, it takes no iteration count";
     return {};
   }
 
@@ -58,7 +60,8 @@ class Igraph final : public Contender {
     clear();
     // igraph's input: one vector of endpoints, two per edge.
     IntVector edges;
-    check(igraph_vector_int_resize(&edges.v, static_cast<igraph_integer_t>(2 * list.edges.size())), "igraph_vector_int_resize");
+    check(igraph_vector_int_resize(&edges.v, static_cast<igraph_integer_t>(2 * list.edges.size())),
+          "igraph_vector_int_resize");
     igraph_integer_t* at = VECTOR(edges.v);
     for (const auto& [from, to] : list.edges) {
       *at++ = from;
@@ -76,7 +79,8 @@ class Igraph final : public Contender {
   void run(Operation op, const Query& query) override {
     switch (op) {
       case Operation::bfs:
-        check(igraph_bfs_simple(&graph_, query.source, IGRAPH_OUT, &order_.v, &layers_.v, &parents_.v), "igraph_bfs_simple");
+        check(igraph_bfs_simple(&graph_, query.source, IGRAPH_OUT, &order_.v, &layers_.v, &parents_.v),
+              "igraph_bfs_simple");
         break;
       case Operation::components:
         check(igraph_connected_components(&graph_, &membership_.v, &sizes_.v, &components_, IGRAPH_WEAK),
@@ -88,7 +92,8 @@ class Igraph final : public Contender {
               "igraph_pagerank");
         break;
       case Operation::shortest_path:
-        check(igraph_get_shortest_path(&graph_, &path_vertices_.v, &path_edges_.v, query.source, query.target, IGRAPH_OUT),
+        check(igraph_get_shortest_path(&graph_, &path_vertices_.v, &path_edges_.v, query.source, query.target,
+                                       IGRAPH_OUT),
               "igraph_get_shortest_path");
         break;
     }
@@ -100,8 +105,7 @@ class Igraph final : public Contender {
         // layers holds the start of each layer in `order` plus one past the last.
         return result_bfs(static_cast<std::uint64_t>(order_.size()),
                           layers_.size() < 2 ? 0 : static_cast<std::uint64_t>(layers_.size() - 2));
-      case Operation::components:
-        return result_components(static_cast<std::uint64_t>(components_));
+      case Operation::components: return result_components(static_cast<std::uint64_t>(components_));
       case Operation::page_rank:
         return result_page_rank(top_five(VECTOR(ranks_), static_cast<std::size_t>(igraph_vector_size(&ranks_))));
       case Operation::shortest_path:

@@ -72,20 +72,20 @@ PhaseMemory PropgraphContender::load_measured(const generate::EdgeList& list) {
 void PropgraphContender::run(Operation op, const Query& query) {
   switch (op) {
     case Operation::bfs:
-      visits_ = graph_->bfs(ids_[query.source], TraversalOptions{.max_depth = std::numeric_limits<int>::max(),
-                                                                 .max_vertices = std::numeric_limits<std::size_t>::max()});
+      visits_ =
+          graph_->bfs(ids_[query.source], TraversalOptions{.max_depth = std::numeric_limits<int>::max(),
+                                                           .max_vertices = std::numeric_limits<std::size_t>::max()});
       break;
-    case Operation::components:
-      components_ = graph_->connected_components();
-      break;
+    case Operation::components: components_ = graph_->connected_components(); break;
     case Operation::page_rank:
       // No early stop: every contender does the same 20 iterations.
-      ranks_ = graph_->page_rank(PageRankOptions{.iterations = kPageRankIterations, .damping = kPageRankDamping,
-                                                 .tolerance = 0.0});
+      ranks_ = graph_->page_rank(
+          PageRankOptions{.iterations = kPageRankIterations, .damping = kPageRankDamping, .tolerance = 0.0});
       break;
     case Operation::shortest_path:
-      path_ = graph_->shortest_path(ids_[query.source], ids_[query.target],
-                                    PathOptions{.direction = Direction::out, .max_depth = std::numeric_limits<int>::max()});
+      path_ =
+          graph_->shortest_path(ids_[query.source], ids_[query.target],
+                                PathOptions{.direction = Direction::out, .max_depth = std::numeric_limits<int>::max()});
       break;
   }
 }
@@ -94,8 +94,7 @@ std::string PropgraphContender::result(Operation op) const {
   switch (op) {
     case Operation::bfs:
       return result_bfs(visits_.size(), visits_.empty() ? 0 : static_cast<std::uint64_t>(visits_.back().depth));
-    case Operation::components:
-      return result_components(components_.size());
+    case Operation::components: return result_components(components_.size());
     case Operation::page_rank: {
       std::vector<std::uint32_t> top;
       for (std::size_t i = 0; i < std::min<std::size_t>(5, ranks_.size()); ++i) {

@@ -36,8 +36,8 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -134,7 +134,8 @@ std::uint64_t parse_number(std::string_view text, std::string_view flag) {
 
 void check_names(std::string_view flag, std::string_view list, std::initializer_list<std::string_view> known) {
   for (auto name : split(list)) {
-    if (std::find(known.begin(), known.end(), name) == known.end()) usage_error(fmt::format("{}: unknown name '{}'", flag, name));
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      usage_error(fmt::format("{}: unknown name '{}'", flag, name));
   }
 }
 
@@ -143,7 +144,8 @@ Settings parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     auto value = [&](std::string_view flag) -> std::optional<std::string_view> {
-      if (arg.starts_with(flag) && arg.size() > flag.size() && arg[flag.size()] == '=') return arg.substr(flag.size() + 1);
+      if (arg.starts_with(flag) && arg.size() > flag.size() && arg[flag.size()] == '=')
+        return arg.substr(flag.size() + 1);
       return std::nullopt;
     };
     if (auto v = value("--sizes")) {
@@ -214,7 +216,8 @@ generate::LoadOptions property_options() {
     return Properties{{"name", fmt::format("p{}", i)}, {"age", static_cast<std::int64_t>(18 + i % 60)}};
   };
   o.edge_properties = [](std::uint64_t i) {
-    return Properties{{"since", static_cast<std::int64_t>(1990 + i % 35)}, {"weight", 0.5 + static_cast<double>(i % 7)}};
+    return Properties{{"since", static_cast<std::int64_t>(1990 + i % 35)},
+                      {"weight", 0.5 + static_cast<double>(i % 7)}};
   };
   return o;
 }
@@ -382,7 +385,8 @@ std::string operation_title(Operation op, const Case& c) {
 }
 
 /// "agree: reached 1000000, depth 7", or which contender said what.
-std::pair<bool, std::string> agreement(const std::vector<std::string>& names, const std::vector<OperationFigures>& figures) {
+std::pair<bool, std::string> agreement(const std::vector<std::string>& names,
+                                       const std::vector<OperationFigures>& figures) {
   std::vector<std::pair<std::string, std::string>> groups;  // result, contenders
   for (std::size_t i = 0; i < figures.size(); ++i) {
     if (!figures[i].ran) continue;
@@ -411,9 +415,10 @@ class Table {
     fmt::print("== {} graph: {} vertices, {} edges (seed {}, {} per vertex) ==\n", generator_title(generator), n,
                c.edges, s_.seed, s_.degree);
     if (s_.dump_edges) dump_graph(s_, generator, list, c.query);
-    fmt::print("bfs and shortest_path start at vertex {} (out-degree {}, the highest); shortest_path ends at vertex {}, "
-               "{} hops away\n\n",
-               c.query.source, c.query.source_out_degree, c.query.target, c.query.target_depth);
+    fmt::print(
+        "bfs and shortest_path start at vertex {} (out-degree {}, the highest); shortest_path ends at vertex {}, "
+        "{} hops away\n\n",
+        c.query.source, c.query.source_out_degree, c.query.target, c.query.target_depth);
 
     auto propgraph = std::make_unique<PropgraphContender>(bare_options());
     std::vector<Contender*> all;
@@ -547,7 +552,8 @@ class Table {
       const auto& f = figures[0];
       const double rate0 = static_cast<double>(c.edges) / f.time.median();
       if (c.vertices == s_.sizes.back()) {
-        targets_.push_back({fmt::format("{} {}: propgraph load, M edges/s", c.generator, c.vertices), rate0 / 1e6, 10.0, true});
+        targets_.push_back(
+            {fmt::format("{} {}: propgraph load, M edges/s", c.generator, c.vertices), rate0 / 1e6, 10.0, true});
         targets_.push_back({fmt::format("{} {}: propgraph B per edge, no properties", c.generator, c.vertices),
                             bench::median(f.kept) / static_cast<double>(c.edges), 40.0, false});
         targets_.push_back({fmt::format("{} {}: propgraph load peak / kept RSS", c.generator, c.vertices),
@@ -556,7 +562,8 @@ class Table {
     }
   }
 
-  void operation(const Case& c, Operation op, const std::vector<Contender*>& all, const std::vector<std::string>& names) {
+  void operation(const Case& c, Operation op, const std::vector<Contender*>& all,
+                 const std::vector<std::string>& names) {
     progress(c, operation_name(op));
     std::vector<OperationFigures> figures(all.size());
     std::vector<std::size_t> running;
@@ -589,18 +596,21 @@ class Table {
       samples(json_, "samples", f.time.samples());
       json_.field("result", f.result).field("agrees", agree).field("note", all[i]->note(op));
       if (op == Operation::bfs || op == Operation::shortest_path) {
-        json_.field("source", static_cast<std::uint64_t>(c.query.source)).field("target", static_cast<std::uint64_t>(c.query.target));
+        json_.field("source", static_cast<std::uint64_t>(c.query.source))
+            .field("target", static_cast<std::uint64_t>(c.query.target));
       }
       json_.end_object();
     }
     // Targets: propgraph at least as fast as raw Boost CSR (bfs, components, page_rank) and as
     // GraphBLAS (bfs, page_rank) at the largest size.
-    if (!s_.has("propgraph") || c.vertices != s_.sizes.back() || op == Operation::shortest_path || !figures[0].ran) return;
+    if (!s_.has("propgraph") || c.vertices != s_.sizes.back() || op == Operation::shortest_path || !figures[0].ran)
+      return;
     for (std::size_t i = 1; i < all.size(); ++i) {
       const bool wanted = names[i] == "Boost CSR" || (names[i] == "GraphBLAS" && op != Operation::components);
       if (!wanted || !figures[i].ran) continue;
-      targets_.push_back({fmt::format("{} {}: {} {} / propgraph time, %", c.generator, c.vertices, operation_name(op), names[i]),
-                          100.0 * figures[i].time.median() / figures[0].time.median(), 100.0, true});
+      targets_.push_back(
+          {fmt::format("{} {}: {} {} / propgraph time, %", c.generator, c.vertices, operation_name(op), names[i]),
+           100.0 * figures[i].time.median() / figures[0].time.median(), 100.0, true});
     }
   }
 
@@ -625,7 +635,8 @@ class Table {
     for (Operation op : ran_) {
       for (auto* contender : all) {
         if (contender->missing() || !contender->runs(op)) continue;
-        if (auto note = contender->note(op); !note.empty()) fmt::print("  {} {}: {}\n", contender->name(), operation_name(op), note);
+        if (auto note = contender->note(op); !note.empty())
+          fmt::print("  {} {}: {}\n", contender->name(), operation_name(op), note);
       }
     }
     for (const auto& w : warnings_) {
@@ -672,8 +683,8 @@ class Table {
     time.measure([&] { m = propgraph.load_measured(list); });
     const double n = c.vertices;
     const double e = static_cast<double>(c.edges);
-    fmt::print("\npropgraph with two small properties per element: load {:.1f} ms ({:.2f} M edges/s)\n", time.median() * 1e3,
-               e / time.median() / 1e6);
+    fmt::print("\npropgraph with two small properties per element: load {:.1f} ms ({:.2f} M edges/s)\n",
+               time.median() * 1e3, e / time.median() / 1e6);
     fmt::print("  per vertex: {:.1f} B kept, {:.1f} B peak growth; per edge: {:.1f} B kept, {:.1f} B peak growth\n",
                m.vertex_kept / n, m.vertex_peak / n, m.edge_kept / e, m.edge_peak / e);
     const std::array<std::tuple<std::string_view, double, std::string_view>, 4> memory{
@@ -682,14 +693,21 @@ class Table {
          {"edge_kept", m.edge_kept / e, "B/edge"},
          {"edge_peak_growth", m.edge_peak / e, "B/edge"}}};
     for (const auto& [name, value, unit] : memory) {
-      begin_row(json_, c, "memory_per_element", name).field("contender", "propgraph").field("unit", unit).field("median", value);
+      begin_row(json_, c, "memory_per_element", name)
+          .field("contender", "propgraph")
+          .field("unit", unit)
+          .field("median", value);
       json_.field("properties", "two small ones per element").end_object();
     }
-    begin_row(json_, c, "memory_per_element", "load_with_properties").field("contender", "propgraph").field("unit", "s");
+    begin_row(json_, c, "memory_per_element", "load_with_properties")
+        .field("contender", "propgraph")
+        .field("unit", "s");
     json_.field("median", time.median()).end_object();
     if (c.vertices == s_.sizes.back()) {
-      targets_.push_back({fmt::format("{} {}: B per vertex, two properties", c.generator, c.vertices), m.vertex_kept / n, 100.0, false});
-      targets_.push_back({fmt::format("{} {}: B per edge, two properties", c.generator, c.vertices), m.edge_kept / e, 64.0, false});
+      targets_.push_back({fmt::format("{} {}: B per vertex, two properties", c.generator, c.vertices),
+                          m.vertex_kept / n, 100.0, false});
+      targets_.push_back(
+          {fmt::format("{} {}: B per edge, two properties", c.generator, c.vertices), m.edge_kept / e, 64.0, false});
     }
     if (s_.runs("lookups")) {
       progress(c, "lookups");
@@ -731,9 +749,10 @@ class Table {
       for (const auto& f : filters) found += g.find_vertices_by_label("Person", f).size();
     });
     if (found == 0) throw std::logic_error("lookups found nothing");
-    fmt::print("  point lookups ({} random vertices per run): find_vertex_by_id {:.0f} ns, find_vertices_by_label(name) "
-               "indexed {:.0f} ns, unindexed {:.0f} ns\n",
-               s_.lookups, by_id.median() * 1e9, indexed.median() * 1e9, unindexed.median() * 1e9);
+    fmt::print(
+        "  point lookups ({} random vertices per run): find_vertex_by_id {:.0f} ns, find_vertices_by_label(name) "
+        "indexed {:.0f} ns, unindexed {:.0f} ns\n",
+        s_.lookups, by_id.median() * 1e9, indexed.median() * 1e9, unindexed.median() * 1e9);
 
     // The service calls: label-free lookups, incident edges, pages.
     const Timing label_free = per_op(requests.size(), [&] {
@@ -749,7 +768,9 @@ class Table {
     constexpr std::uint32_t kIncidentDegree = 16;
     std::uint32_t incident_degree = degree.front();
     for (std::uint32_t d : degree) {
-      const auto distance = [](std::uint32_t a) { return a > kIncidentDegree ? a - kIncidentDegree : kIncidentDegree - a; };
+      const auto distance = [](std::uint32_t a) {
+        return a > kIncidentDegree ? a - kIncidentDegree : kIncidentDegree - a;
+      };
       if (distance(d) < distance(incident_degree)) incident_degree = d;
     }
     std::vector<ElementId> typical;
@@ -766,7 +787,8 @@ class Table {
     std::vector<ElementId> afters;
     for (std::size_t i = 0; i < 100; ++i) afters.push_back(requests[i % requests.size()]);
     auto page_of_100 = [&] {
-      for (const auto& after : afters) found += g.find_vertices_by_label("Person", age, {.limit = 100, .after = after}).size();
+      for (const auto& after : afters)
+        found += g.find_vertices_by_label("Person", age, {.limit = 100, .after = after}).size();
     };
     const Timing page_unindexed = per_op(afters.size(), page_of_100);
     g.create_index("Person", "age");
@@ -784,12 +806,13 @@ class Table {
         page.after = batch.back().id;
       }
     });
-    fmt::print("  service calls: find_vertex {:.0f} ns; incident_edges of a degree-{} vertex {:.0f} ns (median degree {}); "
-               "a page of 100 of one age {:.1f} us indexed, {:.1f} us unindexed (100 find_vertex: {:.1f} us); "
-               "all persons in pages of 1000 {:.1f} ms vs one call {:.1f} ms ({:.2f}x)\n",
-               label_free.median() * 1e9, incident_degree, incident.median() * 1e9, median_degree, page_indexed.median() * 1e6,
-               page_unindexed.median() * 1e6, hundred_lookups * 1e6, paged.median() * 1e3, unpaged.median() * 1e3,
-               paged.median() / unpaged.median());
+    fmt::print(
+        "  service calls: find_vertex {:.0f} ns; incident_edges of a degree-{} vertex {:.0f} ns (median degree {}); "
+        "a page of 100 of one age {:.1f} us indexed, {:.1f} us unindexed (100 find_vertex: {:.1f} us); "
+        "all persons in pages of 1000 {:.1f} ms vs one call {:.1f} ms ({:.2f}x)\n",
+        label_free.median() * 1e9, incident_degree, incident.median() * 1e9, median_degree, page_indexed.median() * 1e6,
+        page_unindexed.median() * 1e6, hundred_lookups * 1e6, paged.median() * 1e3, unpaged.median() * 1e3,
+        paged.median() / unpaged.median());
     const std::array<std::pair<std::string_view, const Timing*>, 9> rows{
         {{"find_vertex_by_id", &by_id},
          {"find_vertices_by_label_indexed", &indexed},
@@ -801,18 +824,23 @@ class Table {
          {"all_in_pages_of_1000", &paged},
          {"all_unpaged", &unpaged}}};
     for (const auto& [name, timing] : rows) {
-      begin_row(json_, c, "lookups", name).field("contender", "propgraph").field("unit", "s/op").field("median", timing->median());
+      begin_row(json_, c, "lookups", name)
+          .field("contender", "propgraph")
+          .field("unit", "s/op")
+          .field("median", timing->median());
       samples(json_, "samples", timing->thread);
       json_.end_object();
     }
     if (c.vertices == s_.sizes.back()) {
-      targets_.push_back({fmt::format("{} {}: find_vertex_by_id, ns", c.generator, c.vertices), by_id.median() * 1e9, 150.0, false});
+      targets_.push_back(
+          {fmt::format("{} {}: find_vertex_by_id, ns", c.generator, c.vertices), by_id.median() * 1e9, 150.0, false});
       targets_.push_back({fmt::format("{} {}: indexed find_vertices_by_label, ns", c.generator, c.vertices),
                           indexed.median() * 1e9, 300.0, false});
       targets_.push_back({fmt::format("{} {}: page of 100 (indexed) / 100 find_vertex", c.generator, c.vertices),
                           page_indexed.median() / hundred_lookups, 2.0, false});
-      targets_.push_back({fmt::format("{} {}: incident_edges of a degree-{} vertex, ns", c.generator, c.vertices, incident_degree),
-                          incident.median() * 1e9, 2000.0, false});
+      targets_.push_back(
+          {fmt::format("{} {}: incident_edges of a degree-{} vertex, ns", c.generator, c.vertices, incident_degree),
+           incident.median() * 1e9, 2000.0, false});
       targets_.push_back({fmt::format("{} {}: pages of 1000 / one unpaged call", c.generator, c.vertices),
                           paged.median() / unpaged.median(), 1.5, false});
     }
@@ -834,9 +862,10 @@ int main(int argc, char** argv) {
   const bench::RunInfo run(argc, argv);
   const auto started = std::chrono::steady_clock::now();
   fmt::print("{}\n{}, commit {}, load average at start {}\n", run.command, run.date, run.commit, run.load_at_start);
-  fmt::print("{} edges per vertex, seed {}; CPU time of the calling thread, medians of {} runs after {} warm-ups "
-             "(loads: {} runs), contenders taking turns\n\n",
-             s.degree, s.seed, s.repeats, kWarmups, s.load_repeats);
+  fmt::print(
+      "{} edges per vertex, seed {}; CPU time of the calling thread, medians of {} runs after {} warm-ups "
+      "(loads: {} runs), contenders taking turns\n\n",
+      s.degree, s.seed, s.repeats, kWarmups, s.load_repeats);
   if (s.sweep_mib != 0) fmt::print("caches swept ({} MiB written) before every run of an operation\n\n", s.sweep_mib);
 
   Json json;
@@ -852,16 +881,19 @@ int main(int argc, char** argv) {
       .field("warmups", kWarmups)
       .field("page_rank_iterations", kPageRankIterations)
       .field("page_rank_damping", kPageRankDamping)
-      .field("clock", "CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID); of the whole process "
-                      "(CLOCK_PROCESS_CPUTIME_ID) for a figure whose library ran threads of its own")
+      .field("clock",
+             "CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID); of the whole process "
+             "(CLOCK_PROCESS_CPUTIME_ID) for a figure whose library ran threads of its own")
       .field("memory", "RSS growth from /proc/self/status (VmRSS; VmHWM reset through /proc/self/clear_refs)")
       .end_object();
   json.begin_object("tables")
-      .field("load", "each contender builds its graph from the edge list (propgraph: until its adjacency is linked): "
-                     "median seconds; RSS kept after the load and its peak growth during it, less the ids the "
-                     "propgraph harness keeps to ask its questions, bytes; library_bytes: the library's own count")
-      .field("operations", "name = bfs, components, page_rank or shortest_path on the loaded graph: median seconds; "
-                           "result: what it found, in words every contender shares; agrees: all results equal")
+      .field("load",
+             "each contender builds its graph from the edge list (propgraph: until its adjacency is linked): "
+             "median seconds; RSS kept after the load and its peak growth during it, less the ids the "
+             "propgraph harness keeps to ask its questions, bytes; library_bytes: the library's own count")
+      .field("operations",
+             "name = bfs, components, page_rank or shortest_path on the loaded graph: median seconds; "
+             "result: what it found, in words every contender shares; agrees: all results equal")
       .field("snapshot", "propgraph components calls after creating and deleting one edge: 1st, 2nd and 3rd")
       .field("memory_per_element", "propgraph with two small properties per element: RSS per vertex and per edge")
       .field("lookups", "propgraph point lookups of random vertices: median seconds per call")
@@ -890,8 +922,8 @@ int main(int argc, char** argv) {
     fmt::print("targets (largest size):\n");
     json.begin_array("targets");
     for (const auto& t : targets) {
-      fmt::print("  {:<66} {:>9.{}f}  ({} {})  {}\n", t.what, t.value, t.value < 10 ? 2 : 1, t.at_least ? ">=" : "<=", t.bound,
-                 t.met() ? "met" : "MISSED");
+      fmt::print("  {:<66} {:>9.{}f}  ({} {})  {}\n", t.what, t.value, t.value < 10 ? 2 : 1,
+                 t.at_least ? ">=" : "<=", t.bound, t.met() ? "met" : "MISSED");
       json.begin_object().field("target", t.what).field("value", t.value).field("bound", t.bound);
       json.field("comparison", t.at_least ? ">=" : "<=").field("met", t.met()).end_object();
     }
@@ -899,8 +931,8 @@ int main(int argc, char** argv) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const double peak = static_cast<double>(bench::proc_status_bytes("VmHWM"));
-  fmt::print("\nran in {:.0f} s; load average at end {}; peak resident memory {:.2f} GiB\n", seconds, bench::load_average(),
-             peak / (1024.0 * 1024 * 1024));
+  fmt::print("\nran in {:.0f} s; load average at end {}; peak resident memory {:.2f} GiB\n", seconds,
+             bench::load_average(), peak / (1024.0 * 1024 * 1024));
   bench::RunInfo::write_end(json);
   json.field("seconds", seconds).field("peak_rss_bytes", peak);
   json.end_object();

@@ -9,14 +9,14 @@
 //                          [--postgres-dsn=DSN] [--only=memory|postgres] [--json=PATH]
 #include <atomic>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -25,8 +25,8 @@
 #include <fmt/format.h>
 
 #include "../concurrency/bench_support.hpp"
-#include "run_info.hpp"
 #include "propgraph/propgraph.hpp"
+#include "run_info.hpp"
 #ifdef PROPGRAPH_BENCH_WITH_POSTGRES
 #include "propgraph/postgres/postgres_graph.hpp"
 #endif
@@ -68,8 +68,10 @@ Args parse(int argc, char** argv) {
     } else if (flag == "--json") {
       a.json = value;
     } else {
-      std::fprintf(stderr, "propgraph-transactions: unknown flag %s (see the comment at the top of "
-                           "bench/transactions/transaction_bench.cpp)\n", argv[i]);
+      std::fprintf(stderr,
+                   "propgraph-transactions: unknown flag %s (see the comment at the top of "
+                   "bench/transactions/transaction_bench.cpp)\n",
+                   argv[i]);
       std::exit(2);
     }
   }
@@ -125,7 +127,7 @@ struct ReadRun {
   double reads_per_s = 0;
   double reads_per_cpu_s = 0;  // per second of the readers' own CPU time: what lock waits cost,
                                // without the CPU the writer takes from them on a busy machine
-  double commits_per_s = 0;    // the writer's transactions (0 without a writer)
+  double commits_per_s = 0;  // the writer's transactions (0 without a writer)
 };
 
 double thread_cpu_seconds() {
@@ -181,11 +183,11 @@ struct Row {
   BatchCost cost;
   struct Readers {
     int readers = 0;
-    double alone = 0;            // reads/s without the writer (median)
-    double with_writer = 0;      // reads/s while the writer commits (median)
-    double alone_cpu = 0;        // reads per reader-CPU-second, without and with the writer
+    double alone = 0;  // reads/s without the writer (median)
+    double with_writer = 0;  // reads/s while the writer commits (median)
+    double alone_cpu = 0;  // reads per reader-CPU-second, without and with the writer
     double with_writer_cpu = 0;
-    double commits = 0;          // the writer's transactions/s (median)
+    double commits = 0;  // the writer's transactions/s (median)
   };
   std::vector<Readers> reads;
 };
@@ -214,11 +216,12 @@ Row measure(std::string backend, GraphOperations& g, const Args& args) {
       commits.push_back(w.commits_per_s);
     }
     Row::Readers cell{readers, median(alone), median(with), median(alone_cpu), median(with_cpu), median(commits)};
-    fmt::print("  {:2} readers: {}/s alone, {}/s with a writer committing {}/s transactions of 10 writes ({:.0f}%); "
-               "per reader CPU-second {} and {} ({:.0f}%)\n",
-               readers, format_rate(cell.alone), format_rate(cell.with_writer), format_rate(cell.commits),
-               100.0 * cell.with_writer / cell.alone, format_rate(cell.alone_cpu), format_rate(cell.with_writer_cpu),
-               100.0 * cell.with_writer_cpu / cell.alone_cpu);
+    fmt::print(
+        "  {:2} readers: {}/s alone, {}/s with a writer committing {}/s transactions of 10 writes ({:.0f}%); "
+        "per reader CPU-second {} and {} ({:.0f}%)\n",
+        readers, format_rate(cell.alone), format_rate(cell.with_writer), format_rate(cell.commits),
+        100.0 * cell.with_writer / cell.alone, format_rate(cell.alone_cpu), format_rate(cell.with_writer_cpu),
+        100.0 * cell.with_writer_cpu / cell.alone_cpu);
     row.reads.push_back(cell);
   }
   return row;

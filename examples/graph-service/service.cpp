@@ -69,7 +69,8 @@ struct Target {
     split(target.substr(q), '&', [&](std::string_view item) {
       if (item.front() == '?') item.remove_prefix(1);
       const auto eq = std::min(item.find('='), item.size());
-      query[percent_decode(item.substr(0, eq), true)] = percent_decode(item.substr(std::min(eq + 1, item.size())), true);
+      query[percent_decode(item.substr(0, eq), true)] =
+          percent_decode(item.substr(std::min(eq + 1, item.size())), true);
     });
   }
 
@@ -112,11 +113,16 @@ Response error_response(http::status status, std::string_view kind, std::string_
 
 /// The status of each propgraph::ErrorKind, in its order: invalid_argument, not_found,
 /// already_exists, query, connection, import, transaction_conflict, timeout, storage, other.
-constexpr std::array<http::status, propgraph::error_kind_count> kStatusOf = {
-    http::status::bad_request, http::status::not_found, http::status::conflict,
-    http::status::internal_server_error, http::status::service_unavailable, http::status::internal_server_error,
-    http::status::conflict, http::status::gateway_timeout, http::status::internal_server_error,
-    http::status::internal_server_error};
+constexpr std::array<http::status, propgraph::error_kind_count> kStatusOf = {http::status::bad_request,
+                                                                             http::status::not_found,
+                                                                             http::status::conflict,
+                                                                             http::status::internal_server_error,
+                                                                             http::status::service_unavailable,
+                                                                             http::status::internal_server_error,
+                                                                             http::status::conflict,
+                                                                             http::status::gateway_timeout,
+                                                                             http::status::internal_server_error,
+                                                                             http::status::internal_server_error};
 
 /// The response for an exception: the status follows the error's family.
 Response error_response(const std::exception_ptr& error) {
@@ -222,7 +228,8 @@ Response GraphService::route(const Request& request, const Target& target) {
         require_person(p[1]);
         const propgraph::Page page = target.page();
         const propgraph::EdgeQuery query{.direction = target.direction(propgraph::Direction::both),
-                                         .edge_label = target.text("label"), .page = page};
+                                         .edge_label = target.text("label"),
+                                         .page = page};
         return json_response(http::status::ok, page_of(graph_.incident_edges(id, query), page));
       }
       if (is(http::verb::get, 3) && p[2] == "neighbors") {
@@ -246,7 +253,8 @@ Response GraphService::route(const Request& request, const Target& target) {
     return path ? json_response(http::status::ok, *path) : not_found(fmt::format("no path from {} to {}", *from, *to));
   }
   if (is(http::verb::get, 1) && p[0] == "pagerank") {
-    const propgraph::PageRankOptions options{.vertex_label = std::string(kPerson), .edge_label = target.text("label"),
+    const propgraph::PageRankOptions options{.vertex_label = std::string(kPerson),
+                                             .edge_label = target.text("label"),
                                              .top_k = static_cast<std::size_t>(target.integer("top", 10, 1, 1000))};
     return json_response(http::status::ok, graph_.page_rank(options));
   }

@@ -63,31 +63,31 @@ struct InitiateFutureWait {
     auto work = boost::asio::make_work_guard(boost::asio::get_associated_executor(handler));
     // The task catches everything itself, so the future submit() returns would never hold an
     // exception: dropping it loses nothing.
-    static_cast<void>(waiter->submit(
-        [handler = std::forward<Handler>(handler), future = std::move(future), work = std::move(work)]() mutable noexcept {
-          std::exception_ptr error;
-          if constexpr (std::is_void_v<T>) {
-            try {
-              future.get();
-            } catch (...) {
-              error = std::current_exception();
-            }
-            boost::asio::post(work.get_executor(), [handler = std::move(handler), error]() mutable {
-              std::move(handler)(error);
-            });
-          } else {
-            std::optional<T> value;
-            try {
-              value.emplace(future.get());
-            } catch (...) {
-              error = std::current_exception();
-            }
-            boost::asio::post(work.get_executor(), [handler = std::move(handler), error, value = std::move(value)]() mutable {
-              std::move(handler)(error, value ? std::move(*value) : T{});
-            });
-          }
-          work.reset();  // the posted handler holds the executor's work from here on
-        }));
+    static_cast<void>(waiter->submit([handler = std::forward<Handler>(handler), future = std::move(future),
+                                      work = std::move(work)]() mutable noexcept {
+      std::exception_ptr error;
+      if constexpr (std::is_void_v<T>) {
+        try {
+          future.get();
+        } catch (...) {
+          error = std::current_exception();
+        }
+        boost::asio::post(work.get_executor(),
+                          [handler = std::move(handler), error]() mutable { std::move(handler)(error); });
+      } else {
+        std::optional<T> value;
+        try {
+          value.emplace(future.get());
+        } catch (...) {
+          error = std::current_exception();
+        }
+        boost::asio::post(work.get_executor(),
+                          [handler = std::move(handler), error, value = std::move(value)]() mutable {
+                            std::move(handler)(error, value ? std::move(*value) : T{});
+                          });
+      }
+      work.reset();  // the posted handler holds the executor's work from here on
+    }));
   }
 };
 

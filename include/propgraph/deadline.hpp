@@ -39,8 +39,7 @@ class DeadlineScope {
  public:
   explicit DeadlineScope(DeadlineClock::time_point deadline);
   template <class Rep, class Period>
-  explicit DeadlineScope(std::chrono::duration<Rep, Period> budget)
-      : DeadlineScope(deadline_after(budget)) {}
+  explicit DeadlineScope(std::chrono::duration<Rep, Period> budget) : DeadlineScope(deadline_after(budget)) {}
   ~DeadlineScope();
   DeadlineScope(const DeadlineScope&) = delete;
   DeadlineScope& operator=(const DeadlineScope&) = delete;
@@ -76,8 +75,7 @@ inline void check_deadline(std::string_view operation) {
 template <unsigned Every = 1024>
 class DeadlineTicker {
  public:
-  explicit DeadlineTicker(std::string_view operation)
-      : operation_(operation), deadline_(current_deadline()) {}
+  explicit DeadlineTicker(std::string_view operation) : operation_(operation), deadline_(current_deadline()) {}
   /// Counts one step; throws Timeout once the deadline has passed (checked every `Every` steps).
   void tick() {
     if (deadline_ && ++count_ % Every == 0 && DeadlineClock::now() >= *deadline_) detail::throw_timeout(operation_);

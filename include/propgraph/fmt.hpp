@@ -2,9 +2,9 @@
 // Formats are for people (logs, test failures), not for parsing; use propgraph::io to serialise.
 #pragma once
 
-#include <fmt/format.h>
-
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "propgraph/model.hpp"
 
@@ -98,9 +98,7 @@ template <>
 struct fmt::formatter<propgraph::Direction> : fmt::formatter<std::string_view> {
   template <typename Ctx>
   auto format(propgraph::Direction d, Ctx& ctx) const -> decltype(ctx.out()) {
-    std::string_view name = d == propgraph::Direction::out  ? "out"
-                            : d == propgraph::Direction::in ? "in"
-                                                            : "both";
+    std::string_view name = d == propgraph::Direction::out ? "out" : d == propgraph::Direction::in ? "in" : "both";
     return fmt::formatter<std::string_view>::format(name, ctx);
   }
 };

@@ -19,8 +19,16 @@ namespace propgraph {
 /// What a failed call threw, by exception family (the most derived propgraph error that
 /// matches; `other` for anything else, std::bad_alloc included).
 enum class ErrorKind : std::uint8_t {
-  invalid_argument, not_found, already_exists, query, connection, import, transaction_conflict,
-  timeout, storage, other,
+  invalid_argument,
+  not_found,
+  already_exists,
+  query,
+  connection,
+  import,
+  transaction_conflict,
+  timeout,
+  storage,
+  other,
 };
 
 /// Number of ErrorKind values.

@@ -3,8 +3,8 @@
 // (short strings stay inline, property maps are shared copy-on-write).
 #pragma once
 
-#include <compare>
 #include <atomic>
+#include <compare>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -116,9 +116,7 @@ class Value {
   Value(ValueList list) noexcept : storage_(std::move(list)) {}  // NOLINT
 
   /// Builds a list value: `Value::list({1, "two", 3.0})`.
-  [[nodiscard]] static Value list(std::initializer_list<Value> items) {
-    return Value(ValueList(items));
-  }
+  [[nodiscard]] static Value list(std::initializer_list<Value> items) { return Value(ValueList(items)); }
 
   [[nodiscard]] ValueType type() const noexcept { return static_cast<ValueType>(storage_.index()); }
   [[nodiscard]] bool is_null() const noexcept { return storage_.index() == 0; }

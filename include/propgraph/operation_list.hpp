@@ -89,8 +89,7 @@
 /// Declares every GraphOperations override (begin() excepted), with the interface's defaults:
 /// put `PROPGRAPH_DECLARE_GRAPH_OPERATIONS()` in a backend's class body, then define each
 /// method. A method left undefined is a link error.
-#define PROPGRAPH_DECLARE_GRAPH_OPERATIONS() \
+#define PROPGRAPH_DECLARE_GRAPH_OPERATIONS()                                                       \
   PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_DECLARE_OVERRIDE, PROPGRAPH_DETAIL_DECLARE_OVERRIDE, \
                              PROPGRAPH_DEFAULT_ARG)
 #define PROPGRAPH_DETAIL_DECLARE_OVERRIDE(name, result, parameters, arguments) result name parameters override;
-

@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <type_traits>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "propgraph/errors.hpp"
@@ -52,8 +52,7 @@ class GraphOperations {
   // -- vertices ----------------------------------------------------------------------------
   /// Creates a vertex; null property values are dropped. Throws InvalidArgument on a bad label.
   virtual Vertex create_vertex(std::string_view label, const Properties& properties = {}) = 0;
-  [[nodiscard]] virtual std::optional<Vertex> find_vertex_by_id(std::string_view label,
-                                                                const ElementId& id) = 0;
+  [[nodiscard]] virtual std::optional<Vertex> find_vertex_by_id(std::string_view label, const ElementId& id) = 0;
   /// The vertex with this id, whatever its label; nullopt when there is none (edge ids and
   /// malformed ids included).
   [[nodiscard]] virtual std::optional<Vertex> find_vertex(const ElementId& id) = 0;
@@ -84,19 +83,16 @@ class GraphOperations {
   /// Creates `from -[label]-> to`; throws NotFound when an endpoint does not exist.
   virtual Edge create_edge(const ElementId& from, const ElementId& to, std::string_view label,
                            const Properties& properties = {}) = 0;
-  [[nodiscard]] virtual std::optional<Edge> find_edge_by_id(std::string_view label,
-                                                            const ElementId& id) = 0;
+  [[nodiscard]] virtual std::optional<Edge> find_edge_by_id(std::string_view label, const ElementId& id) = 0;
   /// The edge with this id, whatever its label; nullopt when there is none.
   [[nodiscard]] virtual std::optional<Edge> find_edge(const ElementId& id) = 0;
   /// Edges with this label matching `filter`, ascending id, paged by `page`.
-  [[nodiscard]] virtual std::vector<Edge> find_edges_by_label(std::string_view label,
-                                                              const Properties& filter = {},
+  [[nodiscard]] virtual std::vector<Edge> find_edges_by_label(std::string_view label, const Properties& filter = {},
                                                               const Page& page = {}) = 0;
   /// The edges of `vertex` (out: from it, in: to it, both: either), optionally of one label,
   /// ascending edge id, paged by `query.page`; a self-loop appears once. Empty when the vertex
   /// does not exist. O(degree of the vertex) at most.
-  [[nodiscard]] virtual std::vector<Edge> incident_edges(const ElementId& vertex,
-                                                         const EdgeQuery& query = {}) = 0;
+  [[nodiscard]] virtual std::vector<Edge> incident_edges(const ElementId& vertex, const EdgeQuery& query = {}) = 0;
   virtual std::optional<Edge> update_edge(std::string_view label, const ElementId& id,
                                           const Properties& properties) = 0;
   virtual bool delete_edge(std::string_view label, const ElementId& id) = 0;
@@ -138,8 +134,7 @@ class GraphOperations {
 
   // -- traversal ---------------------------------------------------------------------------
   /// Distinct vertices 1..max_depth hops from start, never start itself; ascending id.
-  [[nodiscard]] virtual std::vector<Vertex> neighbors(const ElementId& start,
-                                                      const NeighborOptions& options = {}) = 0;
+  [[nodiscard]] virtual std::vector<Vertex> neighbors(const ElementId& start, const NeighborOptions& options = {}) = 0;
   /// Fewest-edges (or, with weight_property, cheapest) path; nullopt when none. from == to
   /// gives a zero-length path. Ties go to the path found first expanding edges in id order.
   [[nodiscard]] virtual std::optional<Path> shortest_path(const ElementId& from, const ElementId& to,
@@ -156,16 +151,13 @@ class GraphOperations {
   [[nodiscard]] virtual std::optional<Degree> degree_centrality(const ElementId& id,
                                                                 const DegreeOptions& options = {}) = 0;
   /// Components ordered by their smallest vertex id; vertices ascending id.
-  [[nodiscard]] virtual std::vector<Component> connected_components(
-      const ComponentOptions& options = {}) = 0;
+  [[nodiscard]] virtual std::vector<Component> connected_components(const ComponentOptions& options = {}) = 0;
   /// Breadth-first from start: level order, start first at depth 0; neighbours of one vertex
   /// in edge-id order. Empty when start does not exist.
-  [[nodiscard]] virtual std::vector<Visit> bfs(const ElementId& start,
-                                               const TraversalOptions& options = {}) = 0;
+  [[nodiscard]] virtual std::vector<Visit> bfs(const ElementId& start, const TraversalOptions& options = {}) = 0;
   /// Depth-first pre-order from start, neighbours in edge-id order. The open path lives on the
   /// heap: any max_depth on any graph is safe on a small (64 KiB) fiber stack.
-  [[nodiscard]] virtual std::vector<Visit> dfs(const ElementId& start,
-                                               const TraversalOptions& options = {}) = 0;
+  [[nodiscard]] virtual std::vector<Visit> dfs(const ElementId& start, const TraversalOptions& options = {}) = 0;
   /// Each simple directed cycle once (rotations merged; a self-loop is a cycle of length 1),
   /// written from its smallest vertex id. Cycles come in order of that vertex's id, then in
   /// edge-id expansion order; enumeration stops after max_cycles. Parallel edges along the

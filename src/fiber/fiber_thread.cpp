@@ -8,15 +8,12 @@
 #include <boost/fiber/type.hpp>
 
 #include "fiber/pool_state.hpp"
-#include "propgraph/fiber/spawn.hpp"
 #include "fiber/spin.hpp"
+#include "propgraph/fiber/spawn.hpp"
 
 namespace propgraph::detail {
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 FiberThread::FiberThread(PoolState* pool) : pool_(pool) {
   fiber_detail::thread_io_wait = this;
@@ -38,9 +35,7 @@ FiberThread::~FiberThread() {
   }
 }
 
-FiberThread* FiberThread::current() noexcept {
-  return static_cast<FiberThread*>(fiber_detail::thread_io_wait);
-}
+FiberThread* FiberThread::current() noexcept { return static_cast<FiberThread*>(fiber_detail::thread_io_wait); }
 
 // -- scheduling --------------------------------------------------------------------------------
 
@@ -66,8 +61,7 @@ FiberThread::context* FiberThread::pick_next() noexcept {
     main_parked_ = false;
     push_ready(main_);
   }
-  if (dispatcher_ != nullptr &&
-      (since_dispatch_ >= kDispatchEvery || notified_.load(std::memory_order_relaxed))) {
+  if (dispatcher_ != nullptr && (since_dispatch_ >= kDispatchEvery || notified_.load(std::memory_order_relaxed))) {
     return take_dispatcher();
   }
   if (ready_count_ != 0) {
@@ -135,8 +129,7 @@ bool FiberThread::look_for_work(Clock::time_point deadline) noexcept {
   if (spin_budget_ <= std::chrono::nanoseconds::zero()) return false;
   int expected = 0;
   if (!pool_->spinning.compare_exchange_strong(expected, 1)) return false;  // another thread looks
-  const bool found =
-      spin_until([this] { return work_pending(); }, std::min(deadline, Clock::now() + spin_budget_));
+  const bool found = spin_until([this] { return work_pending(); }, std::min(deadline, Clock::now() + spin_budget_));
   pool_->spinning.store(0);
   // Adapt: keep looking as long as it pays off (work keeps arriving within the budget); halve the
   // budget each time it does not (the next work is a timer, or far away), down to not at all.

@@ -14,7 +14,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-
 // -- blocks -------------------------------------------------------------------------------------
 
 constexpr std::array<std::size_t, 4> block_classes{64, 128, 256, 512};

@@ -61,9 +61,7 @@ struct PoolState {
     return queued.load(std::memory_order_seq_cst) != 0 ||
            (stopping_flag.load(std::memory_order_seq_cst) && live.load(std::memory_order_seq_cst) == 0);
   }
-  [[nodiscard]] bool may_stop() const noexcept {
-    return stopping_flag.load() && live.load() == 0;
-  }
+  [[nodiscard]] bool may_stop() const noexcept { return stopping_flag.load() && live.load() == 0; }
   /// Unless a thread is looking for work already, wakes one sleeping thread. Any thread.
   void wake_one() noexcept;
   /// Wakes every sleeping thread (shutdown).

@@ -214,35 +214,26 @@ StackAllocator StackAllocator::pooled(std::size_t size) {
 
 boost::context::stack_context StackAllocator::allocate() {
   switch (kind_) {
-    case Kind::cached:
-      return cached_allocate(size_);
+    case Kind::cached: return cached_allocate(size_);
 
-    case Kind::fixedsize:
-      return boost::context::fixedsize_stack(std::max(size_, kMinStack)).allocate();
+    case Kind::fixedsize: return boost::context::fixedsize_stack(std::max(size_, kMinStack)).allocate();
     case Kind::protected_fixedsize:
       return boost::context::protected_fixedsize_stack(std::max(size_, kMinStack)).allocate();
-    case Kind::custom:
-      return custom_->allocate();
+    case Kind::custom: return custom_->allocate();
   }
   throw std::bad_alloc();  // unreachable
 }
 
 void StackAllocator::deallocate(boost::context::stack_context& sctx) noexcept {
   switch (kind_) {
-    case Kind::cached:
-      cached_deallocate(sctx);
-      return;
+    case Kind::cached: cached_deallocate(sctx); return;
 
     case Kind::fixedsize:
       // fixedsize_stack::deallocate frees by sctx alone; the size argument is irrelevant.
       boost::context::fixedsize_stack(sctx.size).deallocate(sctx);
       return;
-    case Kind::protected_fixedsize:
-      boost::context::protected_fixedsize_stack(sctx.size).deallocate(sctx);
-      return;
-    case Kind::custom:
-      custom_->deallocate(sctx);
-      return;
+    case Kind::protected_fixedsize: boost::context::protected_fixedsize_stack(sctx.size).deallocate(sctx); return;
+    case Kind::custom: custom_->deallocate(sctx); return;
   }
 }
 

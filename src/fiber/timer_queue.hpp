@@ -52,8 +52,7 @@ class TimerQueue {
 
   /// Removes and returns the earliest timer. Not empty.
   Timer pop() noexcept {
-    const bool from_ring =
-        ring_size_ != 0 && (heap_.empty() || !earlier(heap_.front(), ring_[ring_head_]));
+    const bool from_ring = ring_size_ != 0 && (heap_.empty() || !earlier(heap_.front(), ring_[ring_head_]));
     return from_ring ? ring_pop() : heap_pop();
   }
 

@@ -1,18 +1,16 @@
-#include "propgraph/generate.hpp"
+#include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/erdos_renyi_generator.hpp>
 #include <boost/graph/rmat_graph_generator.hpp>
 #include <boost/random/mersenne_twister.hpp>
-
-#include <algorithm>
-#include <cmath>
-#include <limits>
-
 #include <fmt/format.h>
 
 #include "prefetch.hpp"
 #include "propgraph/errors.hpp"
+#include "propgraph/generate.hpp"
 #include "propgraph/operations.hpp"
 
 namespace propgraph::generate {
@@ -40,8 +38,8 @@ EdgeList random_graph(std::uint32_t vertices, std::uint64_t expected_edges, std:
 EdgeList rmat_graph(std::uint32_t vertices, std::uint64_t edges, std::uint64_t seed, const RmatParameters& rp) {
   const double sum = rp.a + rp.b + rp.c + rp.d;
   if (std::abs(sum - 1.0) > 1e-9 || rp.a < 0 || rp.b < 0 || rp.c < 0 || rp.d < 0) {
-    throw InvalidArgument(fmt::format("rmat_graph: probabilities a={} b={} c={} d={} must be >= 0 and sum to 1",
-                                      rp.a, rp.b, rp.c, rp.d));
+    throw InvalidArgument(
+        fmt::format("rmat_graph: probabilities a={} b={} c={} d={} must be >= 0 and sum to 1", rp.a, rp.b, rp.c, rp.d));
   }
   if (edges > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
     throw InvalidArgument(fmt::format("rmat_graph: {} edges exceed the generator's limit of 2^31 - 1", edges));
@@ -64,11 +62,12 @@ std::vector<ElementId> load(GraphOperations& graph, const EdgeList& list, const 
   ids.reserve(list.vertex_count);
   std::vector<NewVertex> vertices;
   for (std::uint32_t first = 0; first < list.vertex_count;) {
-    const std::uint32_t last = static_cast<std::uint32_t>(std::min<std::uint64_t>(list.vertex_count, std::uint64_t{first} + batch));
+    const std::uint32_t last =
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(list.vertex_count, std::uint64_t{first} + batch));
     vertices.clear();
     for (std::uint32_t i = first; i < last; ++i) {
-      vertices.push_back(NewVertex{options.vertex_label,
-                                   options.vertex_properties ? options.vertex_properties(i) : Properties{}});
+      vertices.push_back(
+          NewVertex{options.vertex_label, options.vertex_properties ? options.vertex_properties(i) : Properties{}});
     }
     auto created = graph.create_vertices(vertices);
     ids.insert(ids.end(), std::make_move_iterator(created.begin()), std::make_move_iterator(created.end()));

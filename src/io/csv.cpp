@@ -46,8 +46,8 @@ constexpr std::string_view kKnownTypes =
     "special types ID, LABEL, START_ID, END_ID, TYPE, IGNORE";
 
 /// Reads the header record into a layout; nullopt after reporting every header problem.
-std::optional<Layout> read_header(ImportSession& session, std::uint32_t source,
-                                  const std::vector<CsvField>& fields, ElementKind kind) {
+std::optional<Layout> read_header(ImportSession& session, std::uint32_t source, const std::vector<CsvField>& fields,
+                                  ElementKind kind) {
   Layout layout;
   const std::size_t errors_before = session.errors();
   const bool vertices = kind == ElementKind::vertex;
@@ -123,8 +123,7 @@ std::optional<Layout> read_header(ImportSession& session, std::uint32_t source,
 }
 
 /// The Value of a property cell; false with `why` when the text does not parse.
-bool cell_value(std::string_view text, ValueKind kind, detail::JsonReader& json, Value& out,
-                std::string& why) {
+bool cell_value(std::string_view text, ValueKind kind, detail::JsonReader& json, Value& out, std::string& why) {
   if (kind == ValueKind::json) return json.parse(text, out, why);
   if (!detail::is_list(kind)) return detail::parse_scalar(text, kind, out, why);
   const ValueKind element = detail::element_kind(kind);
@@ -275,8 +274,8 @@ void read_csv(ImportSession& session, std::uint32_t source, ElementKind kind) {
     if (vertices) {
       session.add_vertex(at, *id, true, *label, Properties(std::move(entries)));
     } else {
-      session.add_edge(at, {source, fields[layout->start].offset}, {source, fields[layout->end].offset},
-                       *from, *to, true, *label, Properties(std::move(entries)), edge_id);
+      session.add_edge(at, {source, fields[layout->start].offset}, {source, fields[layout->end].offset}, *from, *to,
+                       true, *label, Properties(std::move(entries)), edge_id);
     }
   }
   if (session.stopped()) session.abandon_source();
@@ -408,8 +407,7 @@ ImportReport import_csv(GraphOperations& graph, const std::filesystem::path& ver
 }
 
 ImportReport import_csv(GraphOperations& graph, std::istream& vertices, std::istream& edges,
-                        const ImportOptions& options, std::string_view vertices_name,
-                        std::string_view edges_name) {
+                        const ImportOptions& options, std::string_view vertices_name, std::string_view edges_name) {
   ImportSession session("csv", options);
   if (auto source = session.open(vertices, vertices_name)) read_csv(session, *source, ElementKind::vertex);
   if (!session.stopped()) {

@@ -38,10 +38,10 @@ inline const char* find_unquoted_stop(const char* p) noexcept {
   const __m128i nul = _mm_setzero_si128();
   for (;; p += 16) {
     const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i hits = _mm_or_si128(
-        _mm_or_si128(_mm_cmpeq_epi8(chunk, comma), _mm_cmpeq_epi8(chunk, lf)),
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, cr), _mm_cmpeq_epi8(chunk, quote)),
-                     _mm_cmpeq_epi8(chunk, nul)));
+    const __m128i hits =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, comma), _mm_cmpeq_epi8(chunk, lf)),
+                     _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, cr), _mm_cmpeq_epi8(chunk, quote)),
+                                  _mm_cmpeq_epi8(chunk, nul)));
     if (const int mask = _mm_movemask_epi8(hits)) return p + __builtin_ctz(static_cast<unsigned>(mask));
   }
 #else
@@ -93,8 +93,9 @@ CsvScanner::Result CsvScanner::next(std::vector<CsvField>& fields) {
       fields.push_back(CsvField{text, static_cast<std::uint64_t>(field - begin_), true});
       pos_ = close + 1;
       if (pos_ < end_ && *pos_ != ',' && *pos_ != '\n' && *pos_ != '\r') {
-        return fail(pos_, "unexpected character after a closing quote (a quote inside a quoted "
-                          "field must be doubled)");
+        return fail(pos_,
+                    "unexpected character after a closing quote (a quote inside a quoted "
+                    "field must be doubled)");
       }
     } else {
       const char* p = find_unquoted_stop(pos_);

@@ -29,8 +29,11 @@ class CsvScanner {
 
   /// Scans text[start, end); quoted fields with doubled quotes are unescaped into `arena`.
   CsvScanner(std::string_view text, std::size_t start, Arena& arena, std::size_t max_record_bytes)
-      : begin_(text.data()), pos_(text.data() + start), end_(text.data() + text.size()),
-        arena_(&arena), max_record_bytes_(max_record_bytes) {}
+      : begin_(text.data()),
+        pos_(text.data() + start),
+        end_(text.data() + text.size()),
+        arena_(&arena),
+        max_record_bytes_(max_record_bytes) {}
 
   /// Reads the next record into `fields`, skipping empty lines. After Result::error, error()
   /// and error_offset() tell what went wrong; the rest of the input cannot be scanned.

@@ -17,9 +17,7 @@ namespace {
 
 std::vector<std::string> selected_labels(GraphOperations& graph, const std::vector<std::string>& wanted,
                                          bool vertices) {
-  std::vector<std::string> labels = !wanted.empty() ? wanted
-                                    : vertices      ? graph.vertex_labels()
-                                                    : graph.edge_labels();
+  std::vector<std::string> labels = !wanted.empty() ? wanted : vertices ? graph.vertex_labels() : graph.edge_labels();
   std::sort(labels.begin(), labels.end());
   labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
   return labels;
@@ -151,7 +149,8 @@ void AtomicFile::commit() {
   if (!stream_) throw Error(fmt::format("export: writing {} failed", temporary_.string()));
   std::error_code ec;
   std::filesystem::rename(temporary_, target_, ec);
-  if (ec) throw Error(fmt::format("export: cannot rename {} to {}: {}", temporary_.string(), target_.string(), ec.message()));
+  if (ec)
+    throw Error(fmt::format("export: cannot rename {} to {}: {}", temporary_.string(), target_.string(), ec.message()));
   committed_ = true;
 }
 

@@ -37,8 +37,7 @@ struct Column {
 /// The property columns of `properties` (one entry per element), sorted by name. A column has
 /// the kind all its values share in that format, or json when they differ or the format
 /// cannot hold a value otherwise.
-[[nodiscard]] std::vector<Column> infer_columns(const std::vector<const Properties*>& properties,
-                                                TypedFormat format);
+[[nodiscard]] std::vector<Column> infer_columns(const std::vector<const Properties*>& properties, TypedFormat format);
 
 /// Buffered output. Appends go to `text()`; call maybe_flush() after each record.
 class Output {

@@ -1,7 +1,5 @@
 #include "propgraph/io/graphml.hpp"
 
-#include <pugixml.hpp>
-
 #include <algorithm>
 #include <cstring>
 #include <istream>
@@ -9,6 +7,7 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <pugixml.hpp>
 
 #include "io/export_common.hpp"
 #include "io/session.hpp"
@@ -92,8 +91,9 @@ std::optional<IllegalChar> find_illegal_char(std::string_view text) {
     }
     if (digits == 0 || j >= text.size() || text[j] != ';') continue;  // not a reference: pugixml judges
     if (!is_xml_char(cp)) {
-      return IllegalChar{i, cp > 0x10FFFF ? std::string("character reference beyond U+10FFFF")
-                                         : fmt::format("character reference to U+{:04X}, which XML 1.0 does not allow", cp)};
+      return IllegalChar{i, cp > 0x10FFFF
+                                ? std::string("character reference beyond U+10FFFF")
+                                : fmt::format("character reference to U+{:04X}, which XML 1.0 does not allow", cp)};
     }
   }
   return std::nullopt;
@@ -441,8 +441,8 @@ void append_keys(std::string& out, const std::vector<detail::Column>& columns, c
   }
 }
 
-void append_data(std::string& out, const Properties& props, const std::vector<detail::Column>& columns,
-                 char prefix, std::string& scratch) {
+void append_data(std::string& out, const Properties& props, const std::vector<detail::Column>& columns, char prefix,
+                 std::string& scratch) {
   auto it = props.begin();
   for (std::size_t i = 0; i < columns.size(); ++i) {
     const auto& c = columns[i];
@@ -506,10 +506,11 @@ ExportReport write_graphml(GraphOperations& graph, std::ostream& stream, const E
   auto edge_columns = columns_of(edges);
   detail::Output out(stream);
   std::string& text = out.text();
-  text += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-          "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
-          "  <key id=\"labelV\" for=\"node\" attr.name=\"labelV\" attr.type=\"string\"/>\n"
-          "  <key id=\"labelE\" for=\"edge\" attr.name=\"labelE\" attr.type=\"string\"/>\n";
+  text +=
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+      "  <key id=\"labelV\" for=\"node\" attr.name=\"labelV\" attr.type=\"string\"/>\n"
+      "  <key id=\"labelE\" for=\"edge\" attr.name=\"labelE\" attr.type=\"string\"/>\n";
   append_keys(text, vertex_columns, 'v', "node");
   append_keys(text, edge_columns, 'e', "edge");
   text += "  <graph id=\"G\" edgedefault=\"directed\">\n";
@@ -533,8 +534,7 @@ ExportReport write_graphml(GraphOperations& graph, std::ostream& stream, const E
 
 }  // namespace
 
-ImportReport import_graphml(GraphOperations& graph, const std::filesystem::path& path,
-                            const ImportOptions& options) {
+ImportReport import_graphml(GraphOperations& graph, const std::filesystem::path& path, const ImportOptions& options) {
   ImportSession session("graphml", options);
   if (auto source = session.open(path)) GraphmlReader(session, *source).read();
   return session.commit(graph);
@@ -547,8 +547,7 @@ ImportReport import_graphml(GraphOperations& graph, std::istream& in, const Impo
   return session.commit(graph);
 }
 
-ExportReport export_graphml(GraphOperations& graph, const std::filesystem::path& path,
-                            const ExportOptions& options) {
+ExportReport export_graphml(GraphOperations& graph, const std::filesystem::path& path, const ExportOptions& options) {
   detail::AtomicFile file(path);
   auto report = write_graphml(graph, file.stream(), options);
   file.commit();

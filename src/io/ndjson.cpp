@@ -55,9 +55,7 @@ std::optional<std::string_view> id_text(simdjson::dom::element value, std::strin
     case element_type::UINT64:
       scratch = std::to_string(value.get_uint64().value_unsafe());
       return std::string_view(scratch);
-    default:
-      why = "expected a string or an integer";
-      return std::nullopt;
+    default: why = "expected a string or an integer"; return std::nullopt;
   }
 }
 
@@ -65,12 +63,10 @@ struct LineFields {
   std::optional<simdjson::dom::element> type, id, label, from, to, properties;
 };
 
-void read_line(ImportSession& session, std::uint32_t source, std::uint64_t line_offset,
-               std::string_view line, simdjson::dom::parser& parser, std::string (&scratch)[3]) {
+void read_line(ImportSession& session, std::uint32_t source, std::uint64_t line_offset, std::string_view line,
+               simdjson::dom::parser& parser, std::string (&scratch)[3]) {
   const Location at{source, line_offset};
-  auto field_at = [&](std::string_view key) -> Location {
-    return {source, line_offset + key_column(line, key)};
-  };
+  auto field_at = [&](std::string_view key) -> Location { return {source, line_offset + key_column(line, key)}; };
   simdjson::dom::element doc;
   // The line lies inside the source, which is followed by zeroed padding: no copy needed.
   if (auto error = parser.parse(line.data(), line.size(), false).get(doc)) {
@@ -325,8 +321,7 @@ ExportReport write_ndjson(GraphOperations& graph, std::ostream& stream, const Ex
 
 }  // namespace
 
-ImportReport import_ndjson(GraphOperations& graph, const std::filesystem::path& path,
-                           const ImportOptions& options) {
+ImportReport import_ndjson(GraphOperations& graph, const std::filesystem::path& path, const ImportOptions& options) {
   ImportSession session("ndjson", options);
   if (auto source = session.open(path)) read_ndjson(session, *source);
   return session.commit(graph);
@@ -339,8 +334,7 @@ ImportReport import_ndjson(GraphOperations& graph, std::istream& in, const Impor
   return session.commit(graph);
 }
 
-ExportReport export_ndjson(GraphOperations& graph, const std::filesystem::path& path,
-                           const ExportOptions& options) {
+ExportReport export_ndjson(GraphOperations& graph, const std::filesystem::path& path, const ExportOptions& options) {
   detail::AtomicFile file(path);
   auto report = write_ndjson(graph, file.stream(), options);
   file.commit();

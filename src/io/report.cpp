@@ -29,8 +29,8 @@ std::string first_error_message(const ImportReport& report) {
 bool ImportReport::ok() const noexcept { return error_count() == 0; }
 
 std::size_t ImportReport::error_count() const noexcept {
-  return static_cast<std::size_t>(std::count_if(problems.begin(), problems.end(),
-                                                [](const Problem& p) { return p.severity == Severity::error; }));
+  return static_cast<std::size_t>(
+      std::count_if(problems.begin(), problems.end(), [](const Problem& p) { return p.severity == Severity::error; }));
 }
 
 std::size_t ImportReport::warning_count() const noexcept { return problems.size() - error_count(); }
@@ -42,8 +42,7 @@ double ExportReport::records_per_second() const noexcept {
 }
 
 ImportFailed::ImportFailed(ImportReport report)
-    : ImportError(first_error_message(report)),
-      report_(std::make_shared<const ImportReport>(std::move(report))) {}
+    : ImportError(first_error_message(report)), report_(std::make_shared<const ImportReport>(std::move(report))) {}
 
 std::string to_string(const Problem& p) {
   std::string out;
@@ -65,16 +64,16 @@ std::string to_string(const ImportReport& r) {
   std::string out = fmt::format(
       "{} import {}: {} records read, {} vertices and {} edges created, {} skipped, "
       "{} errors, {} warnings in {:.3f} s ({:.0f} records/s)",
-      r.format, r.ok() ? "done" : "failed", r.records_read, r.vertices_created, r.edges_created,
-      r.skipped, r.error_count(), r.warning_count(), seconds, r.records_per_second());
+      r.format, r.ok() ? "done" : "failed", r.records_read, r.vertices_created, r.edges_created, r.skipped,
+      r.error_count(), r.warning_count(), seconds, r.records_per_second());
   for (const auto& p : r.problems) out += "\n  " + to_string(p);
   if (r.problems_omitted > 0) out += fmt::format("\n  ... and {} more problems not kept", r.problems_omitted);
   return out;
 }
 
 std::string to_string(const ExportReport& r) {
-  return fmt::format("{} export: {} vertices and {} edges written, {} bytes in {:.3f} s ({:.0f} records/s)",
-                     r.format, r.vertices_written, r.edges_written, r.bytes_written,
+  return fmt::format("{} export: {} vertices and {} edges written, {} bytes in {:.3f} s ({:.0f} records/s)", r.format,
+                     r.vertices_written, r.edges_written, r.bytes_written,
                      std::chrono::duration<double>(r.elapsed).count(), r.records_per_second());
 }
 

@@ -113,15 +113,16 @@ std::optional<std::uint32_t> ImportSession::open(std::istream& in, std::string_v
   return add_source(std::move(text), std::string(name), error);
 }
 
-bool ImportSession::add_problem(Severity severity, std::optional<Location> at, std::string element,
-                                std::string field, std::string message) {
+bool ImportSession::add_problem(Severity severity, std::optional<Location> at, std::string element, std::string field,
+                                std::string message) {
   if (severity == Severity::error) ++errors_;
   if (problems_.size() >= options_.max_problems) {
     ++problems_omitted_;
     // A failed import always reports its first error: it takes the place of the last warning.
     if (severity != Severity::error || errors_ != 1) return false;
-    auto last_warning = std::find_if(problems_.rbegin(), problems_.rend(),
-                                     [](const PendingProblem& kept) { return kept.problem.severity == Severity::warning; });
+    auto last_warning = std::find_if(problems_.rbegin(), problems_.rend(), [](const PendingProblem& kept) {
+      return kept.problem.severity == Severity::warning;
+    });
     if (last_warning == problems_.rend()) return false;
     problems_.erase(std::next(last_warning).base());
   }
@@ -148,8 +149,8 @@ void ImportSession::source_error(std::uint32_t source, std::string message) {
   }
 }
 
-std::optional<ImportSession::LabelRef> ImportSession::label(std::optional<std::string_view> given,
-                                                            ElementKind kind, std::string& why) {
+std::optional<ImportSession::LabelRef> ImportSession::label(std::optional<std::string_view> given, ElementKind kind,
+                                                            std::string& why) {
   const auto k = static_cast<std::size_t>(kind);
   std::string_view text;
   if (given) {
@@ -159,8 +160,7 @@ std::optional<ImportSession::LabelRef> ImportSession::label(std::optional<std::s
       return std::nullopt;
     }
   } else {
-    const auto& fallback = kind == ElementKind::vertex ? options_.default_vertex_label
-                                                       : options_.default_edge_label;
+    const auto& fallback = kind == ElementKind::vertex ? options_.default_vertex_label : options_.default_edge_label;
     if (!fallback) {
       why = "no label, and no default label is set";
       return std::nullopt;
@@ -174,9 +174,10 @@ std::optional<ImportSession::LabelRef> ImportSession::label(std::optional<std::s
     return it->second;
   }
   if (!is_valid_label(text)) {
-    why = fmt::format("label {} is malformed: expected 1-63 characters of [A-Za-z0-9_], not "
-                      "starting with a digit",
-                      quoted(text));
+    why = fmt::format(
+        "label {} is malformed: expected 1-63 characters of [A-Za-z0-9_], not "
+        "starting with a digit",
+        quoted(text));
     return std::nullopt;
   }
   auto ref = static_cast<LabelRef>(labels_.size());
@@ -192,8 +193,7 @@ std::string ImportSession::where(Location at) {
   return fmt::format("{}:{}:{}", sources_[at.source]->name(), pos.line, pos.column);
 }
 
-void ImportSession::add_vertex(Location at, std::string_view id, bool stable, LabelRef label,
-                               Properties properties) {
+void ImportSession::add_vertex(Location at, std::string_view id, bool stable, LabelRef label, Properties properties) {
   ++records_read_;
   if (!stable) id = arena_.store(id);
   if (options_.keep_external_id_as) properties.set(*options_.keep_external_id_as, Value(id));
@@ -205,9 +205,8 @@ void ImportSession::add_broken_vertex(std::optional<std::string_view> id) {
   if (id) broken_ids_.push_back(arena_.store(*id));
 }
 
-void ImportSession::add_edge(Location at, Location from_at, Location to_at, std::string_view from,
-                             std::string_view to, bool stable, LabelRef label, Properties properties,
-                             std::string_view external_id) {
+void ImportSession::add_edge(Location at, Location from_at, Location to_at, std::string_view from, std::string_view to,
+                             bool stable, LabelRef label, Properties properties, std::string_view external_id) {
   ++records_read_;
   if (!stable) {
     from = arena_.store(from);
@@ -220,8 +219,8 @@ void ImportSession::add_edge(Location at, Location from_at, Location to_at, std:
     if (field.source == kFindByName.source) return kFindDelta;
     return static_cast<std::uint32_t>(std::min<std::uint64_t>(field.offset - at.offset, kFindDelta - 1));
   };
-  edges_.push_back(StagedEdge{from, to, hash_text(from), hash_text(to), at.offset, at.source, label,
-                              delta(from_at), delta(to_at), kNone, kNone, std::move(properties)});
+  edges_.push_back(StagedEdge{from, to, hash_text(from), hash_text(to), at.offset, at.source, label, delta(from_at),
+                              delta(to_at), kNone, kNone, std::move(properties)});
 }
 
 // Lookups run a fixed distance behind prefetches of the hash slots they will read, so the
@@ -239,8 +238,8 @@ void ImportSession::index_vertices() {
       id_index_.insert(v.id, v.hash, static_cast<std::uint32_t>(i));
       continue;
     }
-    std::string message = fmt::format("duplicate vertex id {} (first defined at {})", quoted(v.id),
-                                      where(vertices_[first].at()));
+    std::string message =
+        fmt::format("duplicate vertex id {} (first defined at {})", quoted(v.id), where(vertices_[first].at()));
     if (skip) {
       v.skip = true;
       ++skipped_;
@@ -411,10 +410,9 @@ void ImportSession::report_write_failure(GraphOperations& graph, Transaction* ow
   }
   if (!located) {
     if (!batch_index.empty()) point_at(batch_index.front());
-    message = batch_index.empty()
-                  ? fmt::format("the graph failed the import: {}", failure.what())
-                  : fmt::format("the graph rejected the batch of {} records starting here: {}", batch_index.size(),
-                                failure.what());
+    message = batch_index.empty() ? fmt::format("the graph failed the import: {}", failure.what())
+                                  : fmt::format("the graph rejected the batch of {} records starting here: {}",
+                                                batch_index.size(), failure.what());
   }
   if (own != nullptr) {
     try {
@@ -453,7 +451,8 @@ ImportReport ImportSession::finish() {
   // Problems in input order: by source, then position; problems without a place first.
   std::stable_sort(problems_.begin(), problems_.end(), [](const PendingProblem& a, const PendingProblem& b) {
     auto key = [](const PendingProblem& p) {
-      return p.at ? std::pair{std::uint64_t{p.at->source} + 1, p.at->offset} : std::pair{std::uint64_t{0}, std::uint64_t{0}};
+      return p.at ? std::pair{std::uint64_t{p.at->source} + 1, p.at->offset}
+                  : std::pair{std::uint64_t{0}, std::uint64_t{0}};
     };
     return key(a) < key(b);
   });

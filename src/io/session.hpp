@@ -104,8 +104,8 @@ class ImportSession {
   /// Stages an edge `from -> to`; endpoints may be defined later. `external_id` (copied when
   /// kept) feeds keep_external_id_as. A from_at/to_at of kFindByName stands for "the record's
   /// line, where the quoted field name appears": found only if a problem needs it.
-  void add_edge(Location at, Location from_at, Location to_at, std::string_view from, std::string_view to,
-                bool stable, LabelRef label, Properties properties, std::string_view external_id = {});
+  void add_edge(Location at, Location from_at, Location to_at, std::string_view from, std::string_view to, bool stable,
+                LabelRef label, Properties properties, std::string_view external_id = {});
   static constexpr Location kFindByName{0xFFFFFFFF, 0};
   /// Counts a record that had errors and defines nothing (an edge, or an unknown kind).
   void add_broken_record() { ++records_read_; }
@@ -155,10 +155,9 @@ class ImportSession {
     std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
   };
 
-  bool add_problem(Severity severity, std::optional<Location> at, std::string element,
-                   std::string field, std::string message);
-  std::optional<std::uint32_t> add_source(std::optional<SourceText> text, std::string name,
-                                          const std::string& error);
+  bool add_problem(Severity severity, std::optional<Location> at, std::string element, std::string field,
+                   std::string message);
+  std::optional<std::uint32_t> add_source(std::optional<SourceText> text, std::string name, const std::string& error);
   void index_vertices();
   void resolve_endpoints();
   void write(GraphOperations& graph);

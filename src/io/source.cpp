@@ -89,9 +89,7 @@ std::size_t bom_length(std::string_view text) noexcept {
   return text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
 }
 
-bool is_valid_utf8(std::string_view text) noexcept {
-  return simdjson::validate_utf8(text.data(), text.size());
-}
+bool is_valid_utf8(std::string_view text) noexcept { return simdjson::validate_utf8(text.data(), text.size()); }
 
 std::optional<std::size_t> find_invalid_utf8(std::string_view text) noexcept {
   if (is_valid_utf8(text)) return std::nullopt;  // the fast path: SIMD over the whole text

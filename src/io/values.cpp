@@ -41,8 +41,8 @@ std::optional<ValueKind> parse_csv_type(std::string_view tag) noexcept {
     tag.remove_suffix(2);
   }
   std::optional<ValueKind> kind;
-  if (equals_ignore_case(tag, "int") || equals_ignore_case(tag, "long") ||
-      equals_ignore_case(tag, "short") || equals_ignore_case(tag, "byte")) {
+  if (equals_ignore_case(tag, "int") || equals_ignore_case(tag, "long") || equals_ignore_case(tag, "short") ||
+      equals_ignore_case(tag, "byte")) {
     kind = ValueKind::integer;
   } else if (equals_ignore_case(tag, "double") || equals_ignore_case(tag, "float")) {
     kind = ValueKind::real;
@@ -123,12 +123,8 @@ bool parse_scalar(std::string_view text, ValueKind kind, Value& out, std::string
       why = fmt::format("expected double, got {}", shown(text));
       return false;
     }
-    case ValueKind::string:
-      out = Value(text);
-      return true;
-    default:
-      why = "internal: not a scalar type";
-      return false;
+    case ValueKind::string: out = Value(text); return true;
+    default: why = "internal: not a scalar type"; return false;
   }
 }
 
@@ -166,9 +162,7 @@ bool JsonReader::convert(simdjson::dom::element element, Value& out, std::string
       out = Value(std::move(list));
       return true;
     }
-    case element_type::OBJECT:
-      why = propgraph::detail::json_object_not_a_value;
-      return false;
+    case element_type::OBJECT: why = propgraph::detail::json_object_not_a_value; return false;
   }
   why = "unknown JSON value";
   return false;
@@ -228,8 +222,7 @@ bool has_non_xml_chars(std::string_view text) noexcept {
   for (std::size_t i = 0; i < text.size(); ++i) {
     auto c = static_cast<unsigned char>(text[i]);
     if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') return true;
-    if (c == 0xEF && i + 2 < text.size() && text[i + 1] == '\xBF' &&
-        (text[i + 2] == '\xBE' || text[i + 2] == '\xBF')) {
+    if (c == 0xEF && i + 2 < text.size() && text[i + 1] == '\xBF' && (text[i + 2] == '\xBE' || text[i + 2] == '\xBF')) {
       return true;
     }
   }

@@ -340,8 +340,8 @@ void to_json(json& j, const Vertex& vertex) {
 }
 
 void to_json(json& j, const Edge& edge) {
-  j = json{{"id", edge.id}, {"label", edge.label}, {"from", edge.from}, {"to", edge.to},
-           {"properties", edge.properties}};
+  j = json{
+      {"id", edge.id}, {"label", edge.label}, {"from", edge.from}, {"to", edge.to}, {"properties", edge.properties}};
 }
 
 void to_json(json& j, const Path& path) {
@@ -354,9 +354,7 @@ void to_json(json& j, const Degree& degree) {
   j = json{{"id", degree.id}, {"in", degree.in}, {"out", degree.out}, {"total", degree.total()}};
 }
 
-void to_json(json& j, const Component& component) {
-  j = json{{"id", component.id}, {"vertices", component.vertices}};
-}
+void to_json(json& j, const Component& component) { j = json{{"id", component.id}, {"vertices", component.vertices}}; }
 
 void to_json(json& j, const Visit& visit) {
   j = json{{"vertex", visit.vertex}, {"depth", visit.depth}, {"parent", nullptr}};
@@ -375,19 +373,45 @@ void to_json(json& j, const IndexInfo& index) {
 
 // -- reading ---------------------------------------------------------------------------------------
 
-void from_json(const json& j, ElementId& id) { guarded("ElementId", [&] { read(j, id); }); }
-void from_json(const json& j, Value& value) { guarded("Value", [&] { read(j, value); }); }
-void from_json(const json& j, Properties& properties) { guarded("Properties", [&] { read(j, properties); }); }
-void from_json(const json& j, Vertex& vertex) { guarded("Vertex", [&] { read(j, vertex); }); }
-void from_json(const json& j, Edge& edge) { guarded("Edge", [&] { read(j, edge); }); }
-void from_json(const json& j, Path& path) { guarded("Path", [&] { read(j, path); }); }
-void from_json(const json& j, PageRankScore& score) { guarded("PageRankScore", [&] { read(j, score); }); }
-void from_json(const json& j, Degree& degree) { guarded("Degree", [&] { read(j, degree); }); }
-void from_json(const json& j, Component& component) { guarded("Component", [&] { read(j, component); }); }
-void from_json(const json& j, Visit& visit) { guarded("Visit", [&] { read(j, visit); }); }
-void from_json(const json& j, Cycle& cycle) { guarded("Cycle", [&] { read(j, cycle); }); }
-void from_json(const json& j, Upserted& upserted) { guarded("Upserted", [&] { read(j, upserted); }); }
-void from_json(const json& j, IndexInfo& index) { guarded("IndexInfo", [&] { read(j, index); }); }
+void from_json(const json& j, ElementId& id) {
+  guarded("ElementId", [&] { read(j, id); });
+}
+void from_json(const json& j, Value& value) {
+  guarded("Value", [&] { read(j, value); });
+}
+void from_json(const json& j, Properties& properties) {
+  guarded("Properties", [&] { read(j, properties); });
+}
+void from_json(const json& j, Vertex& vertex) {
+  guarded("Vertex", [&] { read(j, vertex); });
+}
+void from_json(const json& j, Edge& edge) {
+  guarded("Edge", [&] { read(j, edge); });
+}
+void from_json(const json& j, Path& path) {
+  guarded("Path", [&] { read(j, path); });
+}
+void from_json(const json& j, PageRankScore& score) {
+  guarded("PageRankScore", [&] { read(j, score); });
+}
+void from_json(const json& j, Degree& degree) {
+  guarded("Degree", [&] { read(j, degree); });
+}
+void from_json(const json& j, Component& component) {
+  guarded("Component", [&] { read(j, component); });
+}
+void from_json(const json& j, Visit& visit) {
+  guarded("Visit", [&] { read(j, visit); });
+}
+void from_json(const json& j, Cycle& cycle) {
+  guarded("Cycle", [&] { read(j, cycle); });
+}
+void from_json(const json& j, Upserted& upserted) {
+  guarded("Upserted", [&] { read(j, upserted); });
+}
+void from_json(const json& j, IndexInfo& index) {
+  guarded("IndexInfo", [&] { read(j, index); });
+}
 
 json parse_json(std::string_view text) {
   try {

@@ -47,14 +47,10 @@ std::chrono::nanoseconds LatencyOptions::wait_for_call(std::uint64_t n) const no
   const double m = static_cast<double>(mean.count());
   const double s = static_cast<double>(spread.count());
   switch (distribution) {
-    case Distribution::fixed:
-      return mean;
-    case Distribution::uniform:
-      return to_wait(m - s + 2.0 * s * unit(seed, n, 0));
-    case Distribution::normal:
-      return to_wait(m + s * standard_normal(seed, n));
-    case Distribution::exponential:
-      return to_wait(-m * std::log1p(-unit(seed, n, 0)));
+    case Distribution::fixed: return mean;
+    case Distribution::uniform: return to_wait(m - s + 2.0 * s * unit(seed, n, 0));
+    case Distribution::normal: return to_wait(m + s * standard_normal(seed, n));
+    case Distribution::exponential: return to_wait(-m * std::log1p(-unit(seed, n, 0)));
     case Distribution::lognormal: {
       if (m <= 0.0) return std::chrono::nanoseconds::zero();
       // Parameters of the underlying normal that give the wait mean m and deviation s.
@@ -77,8 +73,7 @@ void LatencyOptions::validate() const {
     case Distribution::uniform:
     case Distribution::normal:
     case Distribution::exponential:
-    case Distribution::lognormal:
-      return;
+    case Distribution::lognormal: return;
   }
   throw InvalidArgument("LatencyOptions: unknown distribution");
 }

@@ -4,15 +4,15 @@
 // slots have no edges).
 #pragma once
 
+#include <optional>
+#include <type_traits>
+#include <utility>
+
 #include <boost/graph/graph_traits.hpp>
 #include <boost/graph/properties.hpp>
 #include <boost/iterator/counting_iterator.hpp>
 #include <boost/iterator/iterator_facade.hpp>
 #include <boost/property_map/property_map.hpp>
-
-#include <optional>
-#include <type_traits>
-#include <utility>
 
 #include "memory/view.hpp"
 
@@ -37,8 +37,7 @@ struct ViewEdge {
 /// iterator is an exhausted cursor.
 template <typename Graph>
 class ViewOutEdgeIterator
-    : public boost::iterator_facade<ViewOutEdgeIterator<Graph>, ViewEdge, boost::forward_traversal_tag,
-                                    ViewEdge> {
+    : public boost::iterator_facade<ViewOutEdgeIterator<Graph>, ViewEdge, boost::forward_traversal_tag, ViewEdge> {
  public:
   using Cursor = AdjacencyCursor<std::remove_cvref_t<decltype(*Graph::view)>>;
   ViewOutEdgeIterator() = default;
@@ -69,7 +68,8 @@ struct BoostGraphViewTraversal : boost::incidence_graph_tag, boost::vertex_list_
 template <typename V, typename A>
 std::pair<ViewOutEdgeIterator<BoostGraphView<V, A>>, ViewOutEdgeIterator<BoostGraphView<V, A>>> out_edges(
     Slot v, const BoostGraphView<V, A>& g) {
-  return {ViewOutEdgeIterator<BoostGraphView<V, A>>(&g, v, false), ViewOutEdgeIterator<BoostGraphView<V, A>>(&g, v, true)};
+  return {ViewOutEdgeIterator<BoostGraphView<V, A>>(&g, v, false),
+          ViewOutEdgeIterator<BoostGraphView<V, A>>(&g, v, true)};
 }
 template <typename V, typename A>
 std::size_t out_degree(Slot v, const BoostGraphView<V, A>& g) {

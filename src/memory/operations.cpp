@@ -179,7 +179,8 @@ bool MemoryOperations<Context>::drop_index(std::string_view label, std::string_v
     auto& s = graph.store;
     const LabelId l = s.labels.find(label);
     auto has = [&](const IndexTable& table) {
-      return l < table.size() && std::any_of(table[l].begin(), table[l].end(), [&](const auto& i) { return i.key() == key; });
+      return l < table.size() &&
+             std::any_of(table[l].begin(), table[l].end(), [&](const auto& i) { return i.key() == key; });
     };
     if (!has(s.vertex_indexes)) return false;
     std::string payload;
@@ -202,8 +203,9 @@ std::vector<IndexInfo> MemoryOperations<Context>::indexes() {
     for (LabelId l = 0; l < s.vertex_indexes.size(); ++l) {
       for (const auto& index : s.vertex_indexes[l]) result.push_back({s.labels.name(l), index.key(), index.unique()});
     }
-    std::sort(result.begin(), result.end(),
-              [](const IndexInfo& a, const IndexInfo& b) { return std::tie(a.label, a.key) < std::tie(b.label, b.key); });
+    std::sort(result.begin(), result.end(), [](const IndexInfo& a, const IndexInfo& b) {
+      return std::tie(a.label, a.key) < std::tie(b.label, b.key);
+    });
     return result;
   });
 }
@@ -276,7 +278,9 @@ Upserted MemoryOperations<Context>::upsert_vertex(std::string_view label, const 
   return context_.write(
       "upsert_vertex",
       [&](Overlay& o, const TxView& g) { return writes::upsert_vertex(o, g, label, match, properties); },
-      [](const auto& g, std::pair<Slot, bool> r) { return Upserted{make_vertex(g, r.first), r.second}; });
+      [](const auto& g, std::pair<Slot, bool> r) {
+        return Upserted{make_vertex(g, r.first), r.second};
+      });
 }
 
 // -- edges ----------------------------------------------------------------------------------------
@@ -409,12 +413,12 @@ template class MemoryOperations<TransactionContext>;
 
 // -- the overrides ------------------------------------------------------------------------------
 
-#define PROPGRAPH_DETAIL_MEMORY_OVERRIDES(name, result, parameters, arguments)                      \
-  result MemoryGraph::name parameters {                                                          \
-    return detail::MemoryOperations<detail::CommittedContext>(*impl_).name arguments;            \
-  }                                                                                              \
-  result detail::MemoryTransaction::name parameters {                                            \
-    return MemoryOperations<TransactionContext>(context_).name arguments;                        \
+#define PROPGRAPH_DETAIL_MEMORY_OVERRIDES(name, result, parameters, arguments)        \
+  result MemoryGraph::name parameters {                                               \
+    return detail::MemoryOperations<detail::CommittedContext>(*impl_).name arguments; \
+  }                                                                                   \
+  result detail::MemoryTransaction::name parameters {                                 \
+    return MemoryOperations<TransactionContext>(context_).name arguments;             \
   }
 PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_MEMORY_OVERRIDES, PROPGRAPH_DETAIL_MEMORY_OVERRIDES,
                            PROPGRAPH_NO_DEFAULT_ARG)

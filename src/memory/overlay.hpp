@@ -67,7 +67,9 @@ class Overlay {
   [[nodiscard]] LabelId edge_label(Slot e) const noexcept {
     return is_new_edge(e) ? new_edge(e).label : store_->edge_label(e);
   }
-  [[nodiscard]] Slot edge_from(Slot e) const noexcept { return is_new_edge(e) ? new_edge(e).from : store_->edge_from(e); }
+  [[nodiscard]] Slot edge_from(Slot e) const noexcept {
+    return is_new_edge(e) ? new_edge(e).from : store_->edge_from(e);
+  }
   [[nodiscard]] Slot edge_to(Slot e) const noexcept { return is_new_edge(e) ? new_edge(e).to : store_->edge_to(e); }
   [[nodiscard]] PackedView edge_properties(Slot e) const noexcept {
     if (is_new_edge(e)) return new_edge(e).properties.view();
@@ -97,7 +99,8 @@ class Overlay {
   /// committed index.
   [[nodiscard]] bool has_new_properties(ElementKind kind, Slot slot) const noexcept;
   /// Slots holding `value_key` under a unique `index` among the elements the overlay holds.
-  [[nodiscard]] const std::vector<Slot>* overlay_holders(const PropertyIndex& index, const std::string& value_key) const;
+  [[nodiscard]] const std::vector<Slot>* overlay_holders(const PropertyIndex& index,
+                                                         const std::string& value_key) const;
 
   // -- writing -----------------------------------------------------------------------------------
   // Each call changes the overlay only; callers validate first (writes.cpp).
@@ -121,7 +124,9 @@ class Overlay {
   // -- what the overlay holds, for the write-ahead log ------------------------------------------
   [[nodiscard]] const LargeVector<VertexRecord>& new_vertices() const noexcept { return new_vertices_; }
   [[nodiscard]] const LargeVector<EdgeRecord>& new_edges() const noexcept { return new_edges_; }
-  [[nodiscard]] const std::unordered_map<Slot, PackedProperties>& vertex_updates() const noexcept { return vertex_props_; }
+  [[nodiscard]] const std::unordered_map<Slot, PackedProperties>& vertex_updates() const noexcept {
+    return vertex_props_;
+  }
   [[nodiscard]] const std::unordered_map<Slot, PackedProperties>& edge_updates() const noexcept { return edge_props_; }
   [[nodiscard]] const std::unordered_set<Slot>& deleted_vertices() const noexcept { return deleted_vertices_; }
   [[nodiscard]] const std::unordered_set<Slot>& deleted_edges() const noexcept { return deleted_edges_; }
@@ -144,8 +149,8 @@ class Overlay {
   /// Puts the edges added since the last call into added_out_/added_in_.
   void link_pending() const;
   void touched(Slot v) const { merged_.erase(v); }
-  void index_overlay(ElementKind kind, LabelId label, std::optional<PackedView> before,
-                     std::optional<PackedView> after, Slot slot);
+  void index_overlay(ElementKind kind, LabelId label, std::optional<PackedView> before, std::optional<PackedView> after,
+                     Slot slot);
   std::int64_t& label_delta(ElementKind kind, LabelId label) {
     // Bulk writes change one label again and again: the last counter is kept at hand (map
     // values stay in place).

@@ -45,7 +45,8 @@ std::vector<Vertex> find_vertices_by_label(const View& g, std::string_view label
   std::vector<Vertex> result;
   const LabelId l = g.labels().find(label);
   if (page.limit != 0) {
-    result.reserve(std::min<std::size_t>(page.limit, static_cast<std::size_t>(g.count_members(ElementKind::vertex, l))));
+    result.reserve(
+        std::min<std::size_t>(page.limit, static_cast<std::size_t>(g.count_members(ElementKind::vertex, l))));
   } else if (filter.empty()) {
     result.reserve(static_cast<std::size_t>(g.count_members(ElementKind::vertex, l)));
   }

@@ -246,8 +246,8 @@ void Store::assign_edges() {
     note_edge_map(slot, alive ? std::optional(rec.properties) : std::nullopt);
     if (!alive) continue;
     if (rec.from >= n || rec.to >= n || !vertex_alive(rec.from) || !vertex_alive(rec.to)) {
-      throw StorageError(fmt::format("edge slot {} joins vertex slots {} and {}, which do not both exist", e, rec.from,
-                                     rec.to));
+      throw StorageError(
+          fmt::format("edge slot {} joins vertex slots {} and {}, which do not both exist", e, rec.from, rec.to));
     }
     const LabelId label = rec.label - 1;
     if (auto* list = indexes_of(edge_indexes, label)) {  // else the map's memory is not read

@@ -100,9 +100,7 @@ class LabelTable {
     return it == ids_.end() ? kUnknownLabel : it->second;
   }
   /// kAnyLabel for nullopt, else find().
-  [[nodiscard]] LabelId filter(const std::optional<std::string>& name) const {
-    return name ? find(*name) : kAnyLabel;
-  }
+  [[nodiscard]] LabelId filter(const std::optional<std::string>& name) const { return name ? find(*name) : kAnyLabel; }
   LabelId intern(std::string_view name) {
     if (auto id = find(name); id != kUnknownLabel) return id;
     auto id = static_cast<LabelId>(names_.size());
@@ -166,9 +164,7 @@ class Store {
   static constexpr std::size_t kEdgeRun = 1024;
   /// Whether edge e's map is found from its slot number alone (its run lays maps out evenly,
   /// see EdgeRun).
-  [[nodiscard]] bool edge_map_by_run(Slot e) const noexcept {
-    return edge_runs_[e / kEdgeRun].state == EdgeRun::kEven;
-  }
+  [[nodiscard]] bool edge_map_by_run(Slot e) const noexcept { return edge_runs_[e / kEdgeRun].state == EdgeRun::kEven; }
   /// edge_properties() of a live edge, without reading its slot when edge_map_by_run(e).
   [[nodiscard]] PackedView listed_edge_properties(Slot e) const noexcept {
     return heap_.view(edge_map_by_run(e) ? edge_runs_[e / kEdgeRun].handle(e % kEdgeRun) : edges_[e].properties);
@@ -184,9 +180,7 @@ class Store {
     detail::prefetch(slot);
     detail::prefetch(slot + sizeof(VertexSlot) - 1);  // a slot may straddle two lines
   }
-  void prefetch_vertex_payload(Slot v) const noexcept {
-    heap_.prefetch(vertices_[v].properties.handle());
-  }
+  void prefetch_vertex_payload(Slot v) const noexcept { heap_.prefetch(vertices_[v].properties.handle()); }
   void prefetch_out(Slot v) const noexcept { detail::prefetch(out_.data(vertices_[v].out)); }
   void prefetch_in(Slot v) const noexcept { detail::prefetch(in_.data(vertices_[v].in)); }
   void prefetch_edge(Slot e) const noexcept { detail::prefetch(&edges_[e]); }
@@ -212,9 +206,7 @@ class Store {
   /// Bytes the store's tables hold (slots, lists, properties), for memory accounting.
   [[nodiscard]] std::size_t table_bytes() const noexcept;
   /// Bytes of the vertex and edge slot tables in memory: released groups do not count.
-  [[nodiscard]] std::size_t resident_slot_bytes() const {
-    return vertices_.resident_bytes() + edges_.resident_bytes();
-  }
+  [[nodiscard]] std::size_t resident_slot_bytes() const { return vertices_.resident_bytes() + edges_.resident_bytes(); }
 
   LabelTable labels;
   std::vector<LabelMembers> vertices_by_label;  // indexed by LabelId

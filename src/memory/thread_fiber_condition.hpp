@@ -53,7 +53,9 @@ class ThreadFiberCondition {
   /// Wakes every waiter.
   void notify_all() noexcept {
     if (thread_waiters_.load() > 0) {
-      { std::lock_guard lock(thread_mutex_); }
+      {
+        std::lock_guard lock(thread_mutex_);
+      }
       thread_cv_.notify_all();
     }
     if (fiber_waiters_.load() > 0) {
@@ -69,7 +71,9 @@ class ThreadFiberCondition {
   /// Wakes at least one waiter, if there is one: one thread and one fiber when both kinds wait.
   void notify_one() noexcept {
     if (thread_waiters_.load() > 0) {
-      { std::lock_guard lock(thread_mutex_); }
+      {
+        std::lock_guard lock(thread_mutex_);
+      }
       thread_cv_.notify_one();
     }
     if (fiber_waiters_.load() > 0) {

@@ -27,9 +27,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "memory/store.hpp"
 #include "propgraph/deadline.hpp"
 #include "propgraph/options.hpp"
-#include "memory/store.hpp"
 
 namespace propgraph::detail {
 
@@ -392,7 +392,9 @@ class AdjacencyCursor {
     if (out_ == out_end_) out_ = out_end_ = nullptr;
     if (in_ == in_end_) in_ = in_end_ = nullptr;
   }
-  [[nodiscard]] bool out_first() const noexcept { return in_ == nullptr || (out_ != nullptr && out_->edge <= in_->edge); }
+  [[nodiscard]] bool out_first() const noexcept {
+    return in_ == nullptr || (out_ != nullptr && out_->edge <= in_->edge);
+  }
 
   const View* g_;
   const EdgeFilter* f_;
@@ -464,13 +466,15 @@ void for_each_prefetched(const View& g, const Slot* slots, std::size_t n, Fn&& f
 
 template <typename View>
 [[nodiscard]] Vertex make_vertex(const View& g, Slot v) {
-  return Vertex{make_id(g, ElementKind::vertex, v), g.labels().name(g.vertex_label(v)), g.vertex_properties(v).unpack()};
+  return Vertex{make_id(g, ElementKind::vertex, v), g.labels().name(g.vertex_label(v)),
+                g.vertex_properties(v).unpack()};
 }
 
 /// Appends the vertex constructed in place (saves a move per result element).
 template <typename View>
 void emplace_vertex(const View& g, std::vector<Vertex>& out, Slot v) {
-  out.emplace_back(make_id(g, ElementKind::vertex, v), g.labels().name(g.vertex_label(v)), g.vertex_properties(v).unpack());
+  out.emplace_back(make_id(g, ElementKind::vertex, v), g.labels().name(g.vertex_label(v)),
+                   g.vertex_properties(v).unpack());
 }
 
 template <typename View>
@@ -492,8 +496,7 @@ struct ListedEdge {
 template <typename View>
 void emplace_edge(const View& g, std::vector<Edge>& out, const ListedEdge& x, PackedView properties) {
   out.emplace_back(make_id(g, ElementKind::edge, x.edge), g.labels().name(x.label),
-                   make_id(g, ElementKind::vertex, x.from), make_id(g, ElementKind::vertex, x.to),
-                   properties.unpack());
+                   make_id(g, ElementKind::vertex, x.from), make_id(g, ElementKind::vertex, x.to), properties.unpack());
 }
 
 /// emplace_edge of the edge in slot e.
@@ -543,10 +546,9 @@ template <typename View>
 /// assigning its fields one by one into a value-initialised element).
 template <typename View>
 void emplace_visit(const View& g, std::vector<Visit>& out, Slot v, int depth, Slot parent) {
-  out.push_back(Visit{Vertex{make_id(g, ElementKind::vertex, v), g.labels().name(g.vertex_label(v)),
-                             g.vertex_properties(v).unpack()},
-                      depth,
-                      parent == kNoSlot ? std::nullopt : std::optional<ElementId>(make_id(g, ElementKind::vertex, parent))});
+  out.push_back(Visit{
+      Vertex{make_id(g, ElementKind::vertex, v), g.labels().name(g.vertex_label(v)), g.vertex_properties(v).unpack()},
+      depth, parent == kNoSlot ? std::nullopt : std::optional<ElementId>(make_id(g, ElementKind::vertex, parent))});
 }
 
 /// The path through vertex slots [vb, ve) and edge slots [eb, ee).

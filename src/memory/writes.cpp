@@ -63,7 +63,8 @@ void check_unique(const TxView& g, ElementKind kind, LabelId label, const Packed
     };
     for (Slot s : index.find(key)) {
       // Committed holders, unless the overlay changed or deleted them.
-      if (s != self && alive(g, kind, s) && !o.has_new_properties(kind, s)) conflict(std::string(make_id(g, kind, s).str()));
+      if (s != self && alive(g, kind, s) && !o.has_new_properties(kind, s))
+        conflict(std::string(make_id(g, kind, s).str()));
     }
     if (const auto* holders = o.overlay_holders(index, key)) {
       for (Slot s : *holders) {
@@ -260,7 +261,8 @@ std::vector<Slot> create_edges(Overlay& o, const TxView& g, std::span<const NewE
   return slots;
 }
 
-Slot update_edge(Overlay& o, const TxView& g, std::string_view label, const ElementId& id, const Properties& properties) {
+Slot update_edge(Overlay& o, const TxView& g, std::string_view label, const ElementId& id,
+                 const Properties& properties) {
   validate_properties(properties);
   const Slot e = edge_slot(g, label, id);
   if (e == kNoSlot) return kNoSlot;

@@ -28,7 +28,8 @@ std::pair<Slot, bool> upsert_vertex(Overlay& o, const TxView& g, std::string_vie
 Slot create_edge(Overlay& o, const TxView& g, const ElementId& from, const ElementId& to, std::string_view label,
                  const Properties& properties);
 std::vector<Slot> create_edges(Overlay& o, const TxView& g, std::span<const NewEdge> edges);
-Slot update_edge(Overlay& o, const TxView& g, std::string_view label, const ElementId& id, const Properties& properties);
+Slot update_edge(Overlay& o, const TxView& g, std::string_view label, const ElementId& id,
+                 const Properties& properties);
 bool delete_edge(Overlay& o, const TxView& g, std::string_view label, const ElementId& id);
 
 }  // namespace propgraph::detail::writes

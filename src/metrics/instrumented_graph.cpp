@@ -1,18 +1,17 @@
-#include "propgraph/metrics.hpp"
-
 #include <bit>
 #include <new>
 
 #include <fmt/format.h>
 
 #include "propgraph/errors.hpp"
+#include "propgraph/metrics.hpp"
 
 namespace propgraph {
 
 namespace {
 constexpr std::array<std::string_view, error_kind_count> kErrorKindNames = {
-    "invalid_argument", "not_found", "already_exists", "query", "connection", "import",
-    "transaction_conflict", "timeout", "storage", "other",
+    "invalid_argument",     "not_found", "already_exists", "query", "connection", "import",
+    "transaction_conflict", "timeout",   "storage",        "other",
 };
 }  // namespace
 
@@ -101,8 +100,8 @@ void InstrumentedGraph::around(Operation op, CallRef call) {
     call();
   } catch (...) {
     counters.count(std::chrono::steady_clock::now() - start);
-    counters.errors[static_cast<std::size_t>(classify(std::current_exception()))].fetch_add(
-        1, std::memory_order_relaxed);
+    counters.errors[static_cast<std::size_t>(classify(std::current_exception()))].fetch_add(1,
+                                                                                            std::memory_order_relaxed);
     throw;
   }
   counters.count(std::chrono::steady_clock::now() - start);
@@ -156,8 +155,8 @@ std::string to_prometheus(const MetricsSnapshot& snapshot) {
       cumulative += m.latency_buckets[i];
       const double bound = std::chrono::duration<double>(latency_bucket_bound(i)).count();
       fmt::format_to(std::back_inserter(out),
-                     "propgraph_call_duration_seconds_bucket{{operation=\"{}\",le=\"{}\"}} {}\n", name_of(op),
-                     bound, cumulative);
+                     "propgraph_call_duration_seconds_bucket{{operation=\"{}\",le=\"{}\"}} {}\n", name_of(op), bound,
+                     cumulative);
     }
     cumulative += m.latency_buckets.back();
     fmt::format_to(std::back_inserter(out),

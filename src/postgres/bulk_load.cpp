@@ -1,14 +1,13 @@
 // PostgresGraph: bulk writes (create_vertices, create_edges) through COPY, and the edge rebuild
 // mode.
 
-#include "postgres/graph_impl.hpp"
-
 #include <algorithm>
 #include <iterator>
 
 #include <fmt/format.h>
 
 #include "postgres/copy_binary.hpp"
+#include "postgres/graph_impl.hpp"
 #include "postgres/json_codec.hpp"
 
 namespace propgraph {
@@ -63,9 +62,8 @@ std::vector<std::int64_t> PostgresGraph::Impl::copy_rows(Table table, std::size_
 }
 
 template <typename PutRow>
-std::vector<std::int64_t> PostgresGraph::Impl::copy_edges(std::span<const NewEdge> edges,
-                                                          const std::vector<std::pair<std::int64_t, std::int64_t>>& ends,
-                                                          PutRow&& put_row) {
+std::vector<std::int64_t> PostgresGraph::Impl::copy_edges(
+    std::span<const NewEdge> edges, const std::vector<std::pair<std::int64_t, std::int64_t>>& ends, PutRow&& put_row) {
   return write_on_primary([&](Connection& c) {
     return atomically(c, [&] {
       EdgeRebuild own;
@@ -209,8 +207,7 @@ template <typename Record>
 void PostgresGraph::Impl::throw_bulk_error(const ServerError& e, std::string_view call, std::string_view records,
                                            std::size_t n, Record&& record) {
   const auto i = copy_record(e, n);
-  const std::string where =
-      i ? fmt::format("{}: {}[{}]: ", call, records, *i) : fmt::format("{}: ", call);
+  const std::string where = i ? fmt::format("{}: {}[{}]: ", call, records, *i) : fmt::format("{}: ", call);
   if (e.sqlstate() == kUniqueViolation && i) {
     const auto& [label, written] = record(*i);
     throw_duplicate(e, label, written, where, [&](const IndexedKey& index, const Value& value) -> std::string {

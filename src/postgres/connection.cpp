@@ -2,14 +2,13 @@
 
 #include <poll.h>
 
-#include <boost/fiber/future/future.hpp>
-#include <boost/fiber/future/promise.hpp>
-
 #include <charconv>
 #include <exception>
 #include <thread>
 #include <vector>
 
+#include <boost/fiber/future/future.hpp>
+#include <boost/fiber/future/promise.hpp>
 #include <fmt/format.h>
 
 #include "propgraph/deadline.hpp"
@@ -412,9 +411,8 @@ Result Connection::exec(const std::string& sql, std::span<const Param> params, b
   }
   prelude_failed_ = false;
   if (!prelude_.empty()) return exec_pipelined(statement, sql, params, deadline);
-  const int sent = statement
-                       ? PQsendQueryPrepared(conn_, statement->c_str(), n, params.data(), nullptr, nullptr, 0)
-                       : PQsendQueryParams(conn_, sql.c_str(), n, nullptr, params.data(), nullptr, nullptr, 0);
+  const int sent = statement ? PQsendQueryPrepared(conn_, statement->c_str(), n, params.data(), nullptr, nullptr, 0)
+                             : PQsendQueryParams(conn_, sql.c_str(), n, nullptr, params.data(), nullptr, nullptr, 0);
   if (sent == 0) fail_connection("sending");
   flush(deadline);
   StatementWait wait(*this, deadline);

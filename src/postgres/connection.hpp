@@ -2,8 +2,6 @@
 // goes through wait_socket() (fiber-aware) and never blocks a fiber's thread.
 #pragma once
 
-#include <libpq-fe.h>
-
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -14,6 +12,8 @@
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include <libpq-fe.h>
 
 #include "postgres/socket_wait.hpp"
 #include "propgraph/errors.hpp"
@@ -26,8 +26,11 @@ class ServerError : public QueryError {
  public:
   ServerError(const std::string& message, std::string sqlstate, std::string constraint = {}, std::string context = {},
               std::string detail = {})
-      : QueryError(message), sqlstate_(std::move(sqlstate)), constraint_(std::move(constraint)),
-        context_(std::move(context)), detail_(std::move(detail)) {}
+      : QueryError(message),
+        sqlstate_(std::move(sqlstate)),
+        constraint_(std::move(constraint)),
+        context_(std::move(context)),
+        detail_(std::move(detail)) {}
   [[nodiscard]] const std::string& sqlstate() const noexcept { return sqlstate_; }
   /// The violated constraint or index, for integrity errors (class 23).
   [[nodiscard]] const std::string& constraint() const noexcept { return constraint_; }

@@ -1,8 +1,6 @@
 // A bounded pool of libpq connections whose waits suit fibers and threads alike.
 #pragma once
 
-#include <boost/fiber/condition_variable.hpp>
-
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -12,6 +10,8 @@
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include <boost/fiber/condition_variable.hpp>
 
 #include "postgres/connection.hpp"
 

@@ -22,7 +22,8 @@ void put_be(std::string& out, U value) {
 template <typename U>
 U get_be(std::string_view bytes) {
   U value = 0;
-  for (std::size_t i = 0; i < sizeof(U); ++i) value = static_cast<U>((value << 8) | static_cast<unsigned char>(bytes[i]));
+  for (std::size_t i = 0; i < sizeof(U); ++i)
+    value = static_cast<U>((value << 8) | static_cast<unsigned char>(bytes[i]));
   return value;
 }
 
@@ -40,7 +41,9 @@ void CopyWriter::header(std::string& out) {
 
 void CopyWriter::trailer(std::string& out) { put_be<std::uint16_t>(out, 0xFFFF); }
 
-void CopyWriter::row(std::string& out, std::int16_t fields) { put_be<std::uint16_t>(out, static_cast<std::uint16_t>(fields)); }
+void CopyWriter::row(std::string& out, std::int16_t fields) {
+  put_be<std::uint16_t>(out, static_cast<std::uint16_t>(fields));
+}
 
 void CopyWriter::int8(std::string& out, std::int64_t value) {
   put_be<std::uint32_t>(out, 8);

@@ -1,11 +1,10 @@
 // PostgresGraph: reads of elements (lookups, label scans with filters and pages, counts, incident
 // edges).
 
-#include "postgres/graph_impl.hpp"
-
 #include <algorithm>
 #include <limits>
 
+#include "postgres/graph_impl.hpp"
 #include "postgres/json_codec.hpp"
 
 namespace propgraph {
@@ -64,7 +63,8 @@ ParamList PostgresGraph::Impl::scan_params(std::string_view label, const Filter&
   if (f.indexed) p.text(f.indexed_value);
   if (page) {
     p.text(page->after);
-    if (page->limit) p.text(*page->limit); else p.null();
+    if (page->limit) p.text(*page->limit);
+    else p.null();
   }
   return p;
 }
@@ -156,7 +156,8 @@ std::vector<Edge> PostgresGraph::find_edges_by_label(std::string_view label, con
   const std::string l(label);
   std::vector<Edge> result;
   result.reserve(static_cast<std::size_t>(r.rows()));
-  for (int i = 0; i < r.rows(); ++i) result.push_back(impl_->edge_from(r, i, impl_->ids->make(kEdgeId, r.text(i, 0)), l, 1));
+  for (int i = 0; i < r.rows(); ++i)
+    result.push_back(impl_->edge_from(r, i, impl_->ids->make(kEdgeId, r.text(i, 0)), l, 1));
   return result;
 }
 
@@ -168,7 +169,8 @@ std::vector<Edge> PostgresGraph::incident_edges(const ElementId& vertex, const E
   if (p.empty) return {};
   ParamList params;
   params.text(*row).text(p.after);
-  if (p.limit) params.text(*p.limit); else params.null();
+  if (p.limit) params.text(*p.limit);
+  else params.null();
   if (label) params.text(*label);
   Result r = impl_->query(impl_->sql->incident(query.direction, label.has_value()), params.view());
   std::vector<Edge> result;

@@ -1,11 +1,10 @@
 // PostgresGraph: writes of single elements (create, update, upsert, delete).
 
-#include "postgres/graph_impl.hpp"
-
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "postgres/graph_impl.hpp"
 #include "postgres/json_codec.hpp"
 #include "propgraph/fmt.hpp"
 
@@ -47,7 +46,9 @@ Vertex PostgresGraph::create_vertex(std::string_view label, const Properties& pr
   validate_properties(properties);
   const std::string json = encode_properties(properties);
   std::string l(label);
-  Result r = impl_->mapping_write_errors(label, properties, [&] { return impl_->execute(impl_->sql->insert_vertex, {l.c_str(), json.c_str()}); });
+  Result r = impl_->mapping_write_errors(label, properties, [&] {
+    return impl_->execute(impl_->sql->insert_vertex, {l.c_str(), json.c_str()});
+  });
   return Vertex{impl_->ids->make(kVertexId, r.text(0, 0)), std::move(l), without_nulls(properties)};
 }
 
@@ -61,7 +62,8 @@ std::optional<Vertex> PostgresGraph::update_vertex(std::string_view label, const
   const Patch patch = make_patch(properties);
   std::string l(label);
   Result r = impl_->mapping_write_errors(label, properties, [&] {
-    return impl_->execute(impl_->sql->update_vertex, {row->c_str(), l.c_str(), patch.set.c_str(), patch.removed.c_str()});
+    return impl_->execute(impl_->sql->update_vertex,
+                          {row->c_str(), l.c_str(), patch.set.c_str(), patch.removed.c_str()});
   });
   if (r.rows() == 0) return std::nullopt;
   return Vertex{id, std::move(l), decode_properties(r.text(0, 0))};
@@ -132,8 +134,12 @@ Edge PostgresGraph::create_edge(const ElementId& from, const ElementId& to, std:
   validate_label(label);
   validate_properties(properties);
   const std::string json = encode_properties(properties);
-  const auto source_missing = [&] { return NotFound(fmt::format("create_edge: source vertex '{}' not found", from.str())); };
-  const auto target_missing = [&] { return NotFound(fmt::format("create_edge: target vertex '{}' not found", to.str())); };
+  const auto source_missing = [&] {
+    return NotFound(fmt::format("create_edge: source vertex '{}' not found", from.str()));
+  };
+  const auto target_missing = [&] {
+    return NotFound(fmt::format("create_edge: target vertex '{}' not found", to.str()));
+  };
   const auto from_row = impl_->ids->row(from, kVertexId);
   if (!from_row) throw source_missing();
   const auto to_row = impl_->ids->row(to, kVertexId);

@@ -197,9 +197,17 @@ struct PostgresGraph::Impl {
   Pinned* pinned = nullptr;  // the transaction's connection, for a transaction's view
 
   Impl(std::shared_ptr<Shared> state, Pinned* pin)
-      : shared(std::move(state)), options(shared->options), catalog(shared->catalog), pool(shared->pool),
-        schema(shared->schema), ids(shared->ids), sql(shared->sql), naming(shared->naming),
-        index_catalog(shared->index_catalog), replicas(shared->replicas), pinned(pin) {}
+      : shared(std::move(state)),
+        options(shared->options),
+        catalog(shared->catalog),
+        pool(shared->pool),
+        schema(shared->schema),
+        ids(shared->ids),
+        sql(shared->sql),
+        naming(shared->naming),
+        index_catalog(shared->index_catalog),
+        replicas(shared->replicas),
+        pinned(pin) {}
 
   /// Connects, creates the catalog and the bound graph when missing.
   explicit Impl(PostgresOptions opts);
@@ -350,9 +358,9 @@ struct PostgresGraph::Impl {
   /// of `label` the properties `written`. Names label, key, value and an element holding the
   /// value: one in the graph, else what `batch_holder` names (a record of the same batch).
   /// Call after the failed statement's connection went back to the pool.
-  [[noreturn]] void throw_duplicate(const ServerError& e, std::string_view label, const Properties& written,
-                                    std::string_view where,
-                                    const std::function<std::string(const IndexedKey&, const Value&)>& batch_holder = {});
+  [[noreturn]] void throw_duplicate(
+      const ServerError& e, std::string_view label, const Properties& written, std::string_view where,
+      const std::function<std::string(const IndexedKey&, const Value&)>& batch_holder = {});
 
   /// Runs a write; maps the server's complaints about the caller's data to the contract's
   /// errors: a unique violation to AlreadyExists (see throw_duplicate), bad data (class 22,
@@ -391,13 +399,12 @@ struct PostgresGraph::Impl {
 
   /// The subgraph a traversal from `start` can touch: within max_depth hops, or everything
   /// reachable when max_depth < 0 (unbounded) or deeper than kMaxCteDepth.
-  backend::Subgraph reachable(const ElementId& start, Direction direction,
-                              const std::optional<std::string>& edge_label, int max_depth,
-                              const std::string* weight_key = nullptr);
+  backend::Subgraph reachable(const ElementId& start, Direction direction, const std::optional<std::string>& edge_label,
+                              int max_depth, const std::string* weight_key = nullptr);
 
   /// Every vertex [with vertex_label] and the edges [with edge_label] between them.
-  backend::Subgraph whole(const std::optional<std::string>& vertex_label,
-                          const std::optional<std::string>& edge_label, bool edge_records);
+  backend::Subgraph whole(const std::optional<std::string>& vertex_label, const std::optional<std::string>& edge_label,
+                          bool edge_records);
 
   // -- bulk writes ---------------------------------------------------------------------------
 

@@ -1,9 +1,9 @@
 // PostgresGraph: opening (options, catalog, the bound graph's schema and its upgrades) and the
 // graph catalog.
 
-#include "postgres/graph_impl.hpp"
-
 #include <fmt/format.h>
+
+#include "postgres/graph_impl.hpp"
 
 namespace propgraph {
 
@@ -118,7 +118,8 @@ bool PostgresGraph::drop_graph(std::string_view name) {
         c.exec(impl_->sql->lock_indexes);
         Result dropped = c.exec(impl_->sql->delete_all_indexes);
         for (int i = 0; i < dropped.rows(); ++i) {
-          for (int col = 0; col < 2; ++col) c.exec(impl_->sql->drop_index(std::string(dropped.text(i, col))), {}, false);
+          for (int col = 0; col < 2; ++col)
+            c.exec(impl_->sql->drop_index(std::string(dropped.text(i, col))), {}, false);
         }
         c.exec(impl_->sql->truncate);
         return 0;

@@ -1,10 +1,9 @@
 // PostgresGraph: property indexes (the cached index catalog, create_index, drop_index) and the
 // unique violations they raise.
 
-#include "postgres/graph_impl.hpp"
-
 #include <fmt/format.h>
 
+#include "postgres/graph_impl.hpp"
 #include "postgres/json_codec.hpp"
 #include "propgraph/fmt.hpp"
 
@@ -33,9 +32,9 @@ const IndexCatalog& PostgresGraph::Impl::indexes() {
   return index_catalog;
 }
 
-void PostgresGraph::Impl::throw_duplicate(const ServerError& e, std::string_view label, const Properties& written,
-                                          std::string_view where,
-                                          const std::function<std::string(const IndexedKey&, const Value&)>& batch_holder) {
+void PostgresGraph::Impl::throw_duplicate(
+    const ServerError& e, std::string_view label, const Properties& written, std::string_view where,
+    const std::function<std::string(const IndexedKey&, const Value&)>& batch_holder) {
   bool is_edge = false;
   auto entry = index_catalog.by_index_name(e.constraint(), &is_edge);
   if (!entry) {
@@ -58,7 +57,8 @@ void PostgresGraph::Impl::throw_duplicate(const ServerError& e, std::string_view
   const Table table = is_edge ? Table::edges : Table::vertices;
   // On the primary (in a transaction: on its connection): the holder may be a write no
   // standby has replayed yet, or one of the transaction.
-  Result r = on_primary([&](Connection& c) { return c.exec(sql->scan(table, FilterShape::none, &index, Scan::page), p.view()); });
+  Result r = on_primary(
+      [&](Connection& c) { return c.exec(sql->scan(table, FilterShape::none, &index, Scan::page), p.view()); });
   if (r.rows() > 0) {
     holder = fmt::format("{} {}", kind, ids->make(is_edge ? kEdgeId : kVertexId, r.text(0, 0)));
   } else if (batch_holder) {
@@ -77,8 +77,8 @@ bool PostgresGraph::create_index(std::string_view label, std::string_view key, c
   if (key.find('\0') != std::string_view::npos) {
     throw InvalidArgument("create_index: PostgresGraph cannot store a NUL character in a key");
   }
-  const IndexEntry entry{IndexedKey{std::string(label), std::string(key)}, options.unique,
-                         index_name('v', label, key), index_name('e', label, key)};
+  const IndexEntry entry{IndexedKey{std::string(label), std::string(key)}, options.unique, index_name('v', label, key),
+                         index_name('e', label, key)};
   const std::string unique = options.unique ? "true" : "false";
   auto& sql = *impl_->sql;
   return impl_->write_on_primary([&](Connection& c) {
@@ -113,9 +113,8 @@ bool PostgresGraph::create_index(std::string_view label, std::string_view key, c
       const std::string_view second = row_ids.substr(comma + 1, row_ids.find_first_of(",}", comma + 1) - comma - 1);
       const IdKind kind = building == Table::vertices ? kVertexId : kEdgeId;
       throw AlreadyExists(fmt::format("create_index: {} {} and {} of label {} both hold {} = {}",
-                                      building == Table::vertices ? "vertices" : "edges",
-                                      impl_->ids->make(kind, first), impl_->ids->make(kind, second), label, key,
-                                      value));
+                                      building == Table::vertices ? "vertices" : "edges", impl_->ids->make(kind, first),
+                                      impl_->ids->make(kind, second), label, key, value));
     }
   });
 }

@@ -19,7 +19,8 @@ std::uint64_t parse_lsn(std::string_view text) {
   std::uint32_t lo = 0;
   const auto h = std::from_chars(text.data(), text.data() + slash, hi, 16);
   const auto l = std::from_chars(text.data() + slash + 1, text.data() + text.size(), lo, 16);
-  if (h.ec != std::errc() || l.ec != std::errc() || h.ptr != text.data() + slash || l.ptr != text.data() + text.size()) {
+  if (h.ec != std::errc() || l.ec != std::errc() || h.ptr != text.data() + slash ||
+      l.ptr != text.data() + text.size()) {
     return 0;
   }
   return (std::uint64_t{hi} << 32) | lo;

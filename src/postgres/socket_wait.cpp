@@ -5,14 +5,13 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include <boost/fiber/context.hpp>
-#include <boost/fiber/future/future.hpp>
-#include <boost/fiber/future/promise.hpp>
-
 #include <cerrno>
 #include <cstring>
 #include <system_error>
 
+#include <boost/fiber/context.hpp>
+#include <boost/fiber/future/future.hpp>
+#include <boost/fiber/future/promise.hpp>
 #include <fmt/format.h>
 
 #include "propgraph/errors.hpp"

@@ -61,7 +61,6 @@ class Reactor {
 /// Waits for a socket: fiber-aware through the thread's own scheduler or else the reactor, or
 /// poll(2) on a plain thread.
 /// Returns false when the deadline passed first. Throws ConnectionError on a system error.
-bool wait_socket(Reactor& reactor, int fd, unsigned events,
-                 std::optional<Clock::time_point> deadline = std::nullopt);
+bool wait_socket(Reactor& reactor, int fd, unsigned events, std::optional<Clock::time_point> deadline = std::nullopt);
 
 }  // namespace propgraph::postgres_detail

@@ -104,8 +104,8 @@ GraphSql::GraphSql(const std::string& schema)
   // edges with the latest snapshot. Inside a transaction whose snapshot predates an edge or a
   // delete that committed since, either side is a serialization failure, never a dangling edge.
   delete_vertex = fmt::format("DELETE FROM {} WHERE id = $1::bigint AND label = $2", V);
-  missing_vertices = fmt::format(
-      "SELECT x FROM unnest($1::bigint[]) AS x WHERE NOT EXISTS (SELECT 1 FROM {} v WHERE v.id = x)", V);
+  missing_vertices =
+      fmt::format("SELECT x FROM unnest($1::bigint[]) AS x WHERE NOT EXISTS (SELECT 1 FROM {} v WHERE v.id = x)", V);
   foreign_keys = fmt::format(
       "SELECT count(*) FROM pg_constraint WHERE conrelid = {}::regclass AND contype = 'f' AND confdeltype = 'c' "
       "AND confrelid = {}::regclass",
@@ -115,8 +115,8 @@ GraphSql::GraphSql(const std::string& schema)
       "DELETE FROM {1} e WHERE NOT EXISTS (SELECT 1 FROM {0} v WHERE v.id = e.from_id) "
       "OR NOT EXISTS (SELECT 1 FROM {0} v WHERE v.id = e.to_id)",
       V, E);
-  add_foreign_keys = fmt::format("ALTER TABLE {} ADD {}, ADD {}", E, foreign_key(schema, "from_id"),
-                                 foreign_key(schema, "to_id"));
+  add_foreign_keys =
+      fmt::format("ALTER TABLE {} ADD {}, ADD {}", E, foreign_key(schema, "from_id"), foreign_key(schema, "to_id"));
   rebuild_check = fmt::format(
       "SELECT pg_has_role(c.relowner, 'USAGE'), (SELECT count(*) FROM (SELECT FROM {0} LIMIT $1::bigint + 1) t), "
       "(SELECT count(*) FROM pg_constraint k WHERE k.conrelid = c.oid AND k.contype = 'f' "
@@ -129,7 +129,8 @@ GraphSql::GraphSql(const std::string& schema)
       "WHERE x.indrelid = {}::regclass AND NOT x.indisunique AND x.indpred IS NULL AND x.indexprs IS NULL "
       "ORDER BY i.relname",
       sql_literal(E));
-  drop_foreign_keys = fmt::format("ALTER TABLE {} DROP CONSTRAINT edges_from_id_fkey, DROP CONSTRAINT edges_to_id_fkey", E);
+  drop_foreign_keys =
+      fmt::format("ALTER TABLE {} DROP CONSTRAINT edges_from_id_fkey, DROP CONSTRAINT edges_to_id_fkey", E);
   count_vertices = fmt::format("SELECT count(*) FROM {} WHERE label = $1", V);
   count_all_vertices = fmt::format("SELECT count(*) FROM {}", V);
 
@@ -170,14 +171,14 @@ GraphSql::GraphSql(const std::string& schema)
       indexes_);
   index_catalog_exists = fmt::format("SELECT to_regclass({}) IS NOT NULL", sql_literal(indexes_));
   lock_indexes = fmt::format("SELECT pg_advisory_xact_lock(hashtext({}))", sql_literal("propgraph indexes " + schema));
-  list_indexes = fmt::format("SELECT label, key, is_unique, vertex_index, edge_index FROM {} ORDER BY label, key",
-                             indexes_);
+  list_indexes =
+      fmt::format("SELECT label, key, is_unique, vertex_index, edge_index FROM {} ORDER BY label, key", indexes_);
   find_index = fmt::format("SELECT 1 FROM {} WHERE label = $1 AND key = $2", indexes_);
   insert_index = fmt::format(
       "INSERT INTO {} (label, key, is_unique, vertex_index, edge_index) VALUES ($1, $2, $3::boolean, $4, $5)",
       indexes_);
-  delete_index = fmt::format("DELETE FROM {} WHERE label = $1 AND key = $2 RETURNING vertex_index, edge_index",
-                             indexes_);
+  delete_index =
+      fmt::format("DELETE FROM {} WHERE label = $1 AND key = $2 RETURNING vertex_index, edge_index", indexes_);
   delete_all_indexes = fmt::format("DELETE FROM {} RETURNING vertex_index, edge_index", indexes_);
 }
 
@@ -216,7 +217,7 @@ std::string GraphSql::first_duplicate(Table t, const IndexedKey& index) const {
 }
 
 std::string GraphSql::scan(Table t, FilterShape shape, const IndexedKey* indexed, Scan what) const {
-  std::string sql = what == Scan::count ? "SELECT count(*)"
+  std::string sql = what == Scan::count    ? "SELECT count(*)"
                     : t == Table::vertices ? "SELECT id, properties"
                                            : "SELECT id, from_id, to_id, properties";
   sql += fmt::format(" FROM {} WHERE label = $1", table(t));
@@ -226,8 +227,9 @@ std::string GraphSql::scan(Table t, FilterShape shape, const IndexedKey* indexed
     // lists additionally need equality, as containment ignores order and extra elements.
     sql += " AND properties @> $2::jsonb AND NOT (properties ?| $3::text[])";
     if (shape == FilterShape::with_lists) {
-      sql += " AND NOT EXISTS (SELECT 1 FROM jsonb_each($2::jsonb) AS f (key, value) "
-             "WHERE jsonb_typeof(f.value) = 'array' AND properties -> f.key <> f.value)";
+      sql +=
+          " AND NOT EXISTS (SELECT 1 FROM jsonb_each($2::jsonb) AS f (key, value) "
+          "WHERE jsonb_typeof(f.value) = 'array' AND properties -> f.key <> f.value)";
     }
     next = 4;
   }
@@ -297,9 +299,9 @@ std::string GraphSql::reserve_ids(Table t) const {
 }
 
 std::string GraphSql::copy_from(Table t) const {
-  return t == Table::vertices ? fmt::format("COPY {} (id, label, properties) FROM STDIN (FORMAT binary)", vertices_)
-                              : fmt::format("COPY {} (id, label, from_id, to_id, properties) FROM STDIN (FORMAT binary)",
-                                            edges_);
+  return t == Table::vertices
+             ? fmt::format("COPY {} (id, label, properties) FROM STDIN (FORMAT binary)", vertices_)
+             : fmt::format("COPY {} (id, label, from_id, to_id, properties) FROM STDIN (FORMAT binary)", edges_);
 }
 
 std::string GraphSql::copy_to(const std::string& select) {
@@ -344,16 +346,17 @@ std::string GraphSql::reachable(Direction direction, const std::optional<std::st
       walk, picked, vertices_, edges_);
 }
 
-std::string GraphSql::whole(const std::optional<std::string>& vertex_label, const std::optional<std::string>& edge_label,
-                            bool edge_properties) const {
+std::string GraphSql::whole(const std::optional<std::string>& vertex_label,
+                            const std::optional<std::string>& edge_label, bool edge_properties) const {
   std::string sql = fmt::format(
       "SELECT 0::bigint AS kind, v.id, v.label, NULL::bigint AS from_id, NULL::bigint AS to_id, v.properties "
       "FROM {} v{} UNION ALL SELECT 1, e.id, e.label, e.from_id, e.to_id, {} FROM {} e",
       vertices_, vertex_label ? " WHERE v.label = " + sql_literal(*vertex_label) : "",
       edge_properties ? "e.properties" : "NULL::jsonb", edges_);
   if (vertex_label) {
-    sql += fmt::format(" JOIN {0} f ON f.id = e.from_id AND f.label = {1} JOIN {0} t ON t.id = e.to_id AND t.label = {1}",
-                       vertices_, sql_literal(*vertex_label));
+    sql +=
+        fmt::format(" JOIN {0} f ON f.id = e.from_id AND f.label = {1} JOIN {0} t ON t.id = e.to_id AND t.label = {1}",
+                    vertices_, sql_literal(*vertex_label));
   }
   if (edge_label) sql += " WHERE e.label = " + sql_literal(*edge_label);
   return sql;

@@ -1,9 +1,8 @@
 // PostgresGraph: transactions (begin(), PostgresGraph::Tx) on a connection of the pool.
 
-#include "postgres/graph_impl.hpp"
-
 #include <fmt/format.h>
 
+#include "postgres/graph_impl.hpp"
 #include "propgraph/decorator.hpp"
 
 namespace propgraph {
@@ -27,7 +26,10 @@ ConnectionPool::Lease PostgresGraph::Impl::begin_transaction() {
 class PostgresGraph::Tx final : public backend::Forwarding<Transaction> {
  public:
   Tx(const std::shared_ptr<Shared>& shared, ConnectionPool::Lease lease)
-      : Forwarding(view_), lease_(std::move(lease)), pinned_{&**lease_}, view_(std::make_unique<Impl>(shared, &pinned_)) {}
+      : Forwarding(view_),
+        lease_(std::move(lease)),
+        pinned_{&**lease_},
+        view_(std::make_unique<Impl>(shared, &pinned_)) {}
   ~Tx() override { rollback(); }
   Tx(const Tx&) = delete;
   Tx& operator=(const Tx&) = delete;
@@ -91,8 +93,7 @@ class PostgresGraph::Tx final : public backend::Forwarding<Transaction> {
       case Operation::create_index:
       case Operation::drop_index:
         throw InvalidArgument(fmt::format("{} is not transactional: call it outside the transaction", to_string(op)));
-      default:
-        break;
+      default: break;
     }
     try {
       // A bulk edge load's rebuild mode ends before any call that may read the edges or rely on

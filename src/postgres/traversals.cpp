@@ -1,12 +1,11 @@
 // PostgresGraph: traversals and algorithms. Subgraphs are loaded through COPY and handed to
 // MemoryGraph's own algorithms; neighbors within a few hops is one recursive CTE.
 
-#include "postgres/graph_impl.hpp"
-
 #include <algorithm>
 #include <iterator>
 
 #include "postgres/copy_binary.hpp"
+#include "postgres/graph_impl.hpp"
 #include "postgres/json_codec.hpp"
 
 namespace propgraph {
@@ -26,7 +25,8 @@ std::vector<T> paged(std::vector<T> all, const Page& page) {
     first = std::partition_point(all.begin(), all.end(), [&](const T& e) { return !(*page.after < e.id); });
   }
   auto last = all.end();
-  if (page.limit != 0 && static_cast<std::size_t>(last - first) > page.limit) last = first + static_cast<std::ptrdiff_t>(page.limit);
+  if (page.limit != 0 && static_cast<std::size_t>(last - first) > page.limit)
+    last = first + static_cast<std::ptrdiff_t>(page.limit);
   return std::vector<T>(std::make_move_iterator(first), std::make_move_iterator(last));
 }
 
@@ -88,7 +88,8 @@ std::vector<Vertex> PostgresGraph::neighbors(const ElementId& start, const Neigh
   if (p.empty) return {};
   ParamList params;
   params.text(*row).integer(options.max_depth).text(p.after);
-  if (p.limit) params.text(*p.limit); else params.null();
+  if (p.limit) params.text(*p.limit);
+  else params.null();
   if (label) params.text(*label);
   Result r = impl_->query(impl_->sql->neighbors(options.direction, label.has_value()), params.view());
   std::vector<Vertex> result;

@@ -1,13 +1,12 @@
 // async_get: fiber futures awaited from Asio coroutines and callbacks, values and exceptions,
 // completion on the handler's executor, many concurrent waits, and never blocking Asio.
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <chrono>
 #include <exception>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>  // before Boost 1.74's asio/awaitable.hpp, which uses std::exchange without it
 #include <vector>
 
 #include <boost/asio/bind_executor.hpp>
@@ -17,6 +16,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/fiber/operations.hpp>
+#include <gtest/gtest.h>
 
 #include "propgraph/asio.hpp"
 #include "propgraph/fiber/fiber_operations.hpp"

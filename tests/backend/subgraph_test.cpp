@@ -3,7 +3,7 @@
 // backend's ids and decoded properties, equal to MemoryGraph's on a graph built directly in key
 // order, whichever order the rows were added in; properties are decoded only for the elements a
 // result returns.
-#include <gtest/gtest.h>
+#include "propgraph/backend/subgraph.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -16,7 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "propgraph/backend/subgraph.hpp"
+#include <gtest/gtest.h>
+
 #include "propgraph/errors.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 
@@ -49,7 +50,8 @@ class TextNaming final : public backend::Subgraph::Naming {
       const std::string value(entry.substr(eq + 1));
       if (value.find('.') != std::string::npos) {
         p.set(key, std::stod(value));
-      } else if (!value.empty() && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      } else if (!value.empty() &&
+                 std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
         p.set(key, static_cast<std::int64_t>(std::stoll(value)));
       } else {
         p.set(key, value);

@@ -4,8 +4,6 @@
 // and the section headers it includes; see there for how a backend runs them.
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "propgraph/errors.hpp"
 #include "propgraph/fmt.hpp"
@@ -70,8 +69,7 @@ std::vector<ElementId> ids_of(const std::vector<T>& elements) {
 /// does not join its neighbours in the path shows as "?LABEL?".
 inline std::string render(const Path& path) {
   if (path.vertices.size() != path.edges.size() + 1) {
-    return fmt::format("malformed path: {} vertices, {} edges", path.vertices.size(),
-                       path.edges.size());
+    return fmt::format("malformed path: {} vertices, {} edges", path.vertices.size(), path.edges.size());
   }
   std::string out = name_of(path.vertices.front());
   for (std::size_t i = 0; i < path.edges.size(); ++i) {
@@ -162,8 +160,8 @@ inline Vertex node(GraphOperations& g, std::string_view name, std::string_view l
   return g.create_vertex(label, {{"name", std::string(name)}});
 }
 
-inline Edge link(GraphOperations& g, const Vertex& from, const Vertex& to,
-                 std::string_view label = "LINK", const Properties& properties = {}) {
+inline Edge link(GraphOperations& g, const Vertex& from, const Vertex& to, std::string_view label = "LINK",
+                 const Properties& properties = {}) {
   return g.create_edge(from.id, to.id, label, properties);
 }
 

@@ -40,12 +40,12 @@
 // deadline_section.hpp.
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "conformance_fixture.hpp"
 #include "deadline_section.hpp"
@@ -164,12 +164,10 @@ TEST_P(GraphConformance, PropertyValuesKeepTheirTypes) {
 TEST_P(GraphConformance, CreateVertexRejectsBadLabelsAndChangesNothing) {
   auto& g = this->graph();
   make_people(g);
-  const std::vector<std::string> bad_labels{"",        " ",        "Person ", "1Person",
-                                            "Per son", "Person-x", "Pérson",  "Person\n",
-                                            std::string(64, 'a')};
+  const std::vector<std::string> bad_labels{"",         " ",      "Person ",  "1Person",           "Per son",
+                                            "Person-x", "Pérson", "Person\n", std::string(64, 'a')};
   for (const auto& label : bad_labels) {
-    EXPECT_THROW(g.create_vertex(label, {{"name", "X"}}), InvalidArgument)
-        << "label \"" << label << "\"";
+    EXPECT_THROW(g.create_vertex(label, {{"name", "X"}}), InvalidArgument) << "label \"" << label << "\"";
   }
   EXPECT_EQ(g.count_vertices("Person"), 4);
   EXPECT_EQ(total_vertices(g), 4u);
@@ -190,13 +188,12 @@ TEST_P(GraphConformance, UnknownAndMalformedIdsFindNothing) {
   const auto foreign_a = other->create_vertex("Person", {{"name", "ForeignA"}});
   const auto foreign_edge = other->create_edge(foreign.id, foreign_a.id, "KNOWS");
 
-  const std::vector<std::pair<std::string, ElementId>> missing{
-      {"garbage", ElementId("garbage")},
-      {"empty", ElementId("")},
-      {"deleted vertex", gone.id},
-      {"edge id used as a vertex id", p.alice_knows_bob.id},
-      {"vertex of another instance", foreign.id},
-      {"edge of another instance", foreign_edge.id}};
+  const std::vector<std::pair<std::string, ElementId>> missing{{"garbage", ElementId("garbage")},
+                                                               {"empty", ElementId("")},
+                                                               {"deleted vertex", gone.id},
+                                                               {"edge id used as a vertex id", p.alice_knows_bob.id},
+                                                               {"vertex of another instance", foreign.id},
+                                                               {"edge of another instance", foreign_edge.id}};
   for (const auto& [what, id] : missing) {
     SCOPED_TRACE(what);
     EXPECT_FALSE(g.find_vertex_by_id("Person", id));
@@ -210,11 +207,10 @@ TEST_P(GraphConformance, UnknownAndMalformedIdsFindNothing) {
     EXPECT_TRUE(g.bfs(id).empty());
     EXPECT_TRUE(g.dfs(id).empty());
   }
-  const std::vector<std::pair<std::string, ElementId>> missing_edges{
-      {"garbage", ElementId("garbage")},
-      {"empty", ElementId("")},
-      {"vertex id used as an edge id", p.alice.id},
-      {"edge of another instance", foreign_edge.id}};
+  const std::vector<std::pair<std::string, ElementId>> missing_edges{{"garbage", ElementId("garbage")},
+                                                                     {"empty", ElementId("")},
+                                                                     {"vertex id used as an edge id", p.alice.id},
+                                                                     {"edge of another instance", foreign_edge.id}};
   for (const auto& [what, id] : missing_edges) {
     SCOPED_TRACE(what);
     EXPECT_FALSE(g.find_edge_by_id("KNOWS", id));
@@ -275,10 +271,8 @@ TEST_P(GraphConformance, FindVerticesFiltersWithTypedEquality) {
   // A null filter value matches an absent key.
   EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"age", nullptr}})), Strings{"ageless"});
   // Every filter entry must match.
-  EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"age", 30}, {"name", "int"}})),
-            Strings{"int"});
-  EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"age", 30}, {"name", "double"}})),
-            Strings{});
+  EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"age", 30}, {"name", "int"}})), Strings{"int"});
+  EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"age", 30}, {"name", "double"}})), Strings{});
   // The empty filter matches every vertex of the label, ascending id = creation order.
   EXPECT_EQ(names(g.find_vertices_by_label("Person")),
             (Strings{"int", "double", "string", "other", "ageless", "bool"}));
@@ -310,8 +304,7 @@ TEST_P(GraphConformance, ResultsAreSortedById) {
 TEST_P(GraphConformance, UpdateVertexMergesAndNullRemoves) {
   auto& g = this->graph();
   const auto v = g.create_vertex("Person", {{"name", "Alice"}, {"age", 30}, {"city", "Paris"}});
-  const auto updated =
-      g.update_vertex("Person", v.id, {{"age", 31}, {"city", nullptr}, {"email", "a@x.org"}});
+  const auto updated = g.update_vertex("Person", v.id, {{"age", 31}, {"city", nullptr}, {"email", "a@x.org"}});
   ASSERT_TRUE(updated);
   EXPECT_EQ(updated->id, v.id);
   EXPECT_EQ(updated->label, "Person");
@@ -396,8 +389,7 @@ TEST_P(GraphConformance, CreateEdgeWithMissingEndpointThrowsNotFound) {
   ASSERT_NE(other, nullptr);
   const auto foreign = other->create_vertex("Person", {{"name", "Foreign"}});
 
-  for (const auto& missing : {ElementId("garbage"), ElementId(""), gone.id, foreign.id,
-                              p.alice_knows_bob.id}) {
+  for (const auto& missing : {ElementId("garbage"), ElementId(""), gone.id, foreign.id, p.alice_knows_bob.id}) {
     SCOPED_TRACE(missing.str());
     EXPECT_THROW(g.create_edge(missing, p.bob.id, "LINK"), NotFound);
     EXPECT_THROW(g.create_edge(p.alice.id, missing, "LINK"), NotFound);
@@ -413,8 +405,7 @@ TEST_P(GraphConformance, CreateEdgeRejectsBadLabelsAndChangesNothing) {
   auto& g = this->graph();
   const auto p = make_people(g);
   for (const std::string label : {"", " ", "has space", "9lives", "KNOWS!", "KNÖWS"}) {
-    EXPECT_THROW(g.create_edge(p.alice.id, p.bob.id, label), InvalidArgument)
-        << "label \"" << label << "\"";
+    EXPECT_THROW(g.create_edge(p.alice.id, p.bob.id, label), InvalidArgument) << "label \"" << label << "\"";
   }
   EXPECT_EQ(total_edges(g), 4);
   EXPECT_EQ(g.degree_centrality(p.alice.id), (Degree{p.alice.id, 0, 2}));
@@ -422,8 +413,8 @@ TEST_P(GraphConformance, CreateEdgeRejectsBadLabelsAndChangesNothing) {
 
 TEST_P(GraphConformance, BulkCreateReturnsIdsInInputOrder) {
   auto& g = this->graph();
-  const std::vector<NewVertex> people{{"Person", {{"name", "Ann"}}}, {"Person", {{"name", "Ben"}, {"x", nullptr}}},
-                                      {"Robot", {}}};
+  const std::vector<NewVertex> people{
+      {"Person", {{"name", "Ann"}}}, {"Person", {{"name", "Ben"}, {"x", nullptr}}}, {"Robot", {}}};
   const auto ids = g.create_vertices(people);
   ASSERT_EQ(ids.size(), 3u);
   EXPECT_EQ(name_of(*g.find_vertex_by_id("Person", ids[0])), "Ann");
@@ -460,8 +451,8 @@ TEST_P(GraphConformance, BulkCreateIsAllOrNothing) {
 TEST_P(GraphConformance, UpdateEdgeMergesAndNullRemoves) {
   auto& g = this->graph();
   const auto p = make_people(g);
-  const auto updated = g.update_edge("KNOWS", p.alice_knows_bob.id,
-                                     {{"since", nullptr}, {"weight", 0.5}, {"via", "school"}});
+  const auto updated =
+      g.update_edge("KNOWS", p.alice_knows_bob.id, {{"since", nullptr}, {"weight", 0.5}, {"via", "school"}});
   ASSERT_TRUE(updated);
   EXPECT_EQ(updated->id, p.alice_knows_bob.id);
   EXPECT_EQ(updated->label, "KNOWS");
@@ -496,8 +487,7 @@ TEST_P(GraphConformance, FindEdgesFiltersWithTypedEquality) {
   EXPECT_EQ(ids_of(g.find_edges_by_label("SINCE", {{"since", 2020.0}})), std::vector{as_double.id});
   EXPECT_EQ(ids_of(g.find_edges_by_label("SINCE", {{"since", "2020"}})), std::vector{as_string.id});
   EXPECT_EQ(ids_of(g.find_edges_by_label("SINCE", {{"since", nullptr}})), std::vector{without.id});
-  EXPECT_EQ(ids_of(g.find_edges_by_label("SINCE")),
-            (std::vector{as_int.id, as_double.id, as_string.id, without.id}));
+  EXPECT_EQ(ids_of(g.find_edges_by_label("SINCE")), (std::vector{as_int.id, as_double.id, as_string.id, without.id}));
   EXPECT_TRUE(g.find_edges_by_label("LINK", {{"since", 2020}}).empty());
 }
 
@@ -510,11 +500,9 @@ TEST_P(GraphConformance, NeighborsFollowDirection) {
   EXPECT_EQ(names(g.neighbors(p.alice.id)), (Strings{"Bob", "Charlie"}));
   EXPECT_EQ(names(g.neighbors(p.dave.id)), Strings{});
   EXPECT_EQ(names(g.neighbors(p.dave.id, {.direction = Direction::in})), Strings{"Charlie"});
-  EXPECT_EQ(names(g.neighbors(p.charlie.id, {.direction = Direction::in})),
-            (Strings{"Alice", "Bob"}));
+  EXPECT_EQ(names(g.neighbors(p.charlie.id, {.direction = Direction::in})), (Strings{"Alice", "Bob"}));
   EXPECT_EQ(names(g.neighbors(p.charlie.id, {.direction = Direction::out})), Strings{"Dave"});
-  EXPECT_EQ(names(g.neighbors(p.charlie.id, {.direction = Direction::both})),
-            (Strings{"Alice", "Bob", "Dave"}));
+  EXPECT_EQ(names(g.neighbors(p.charlie.id, {.direction = Direction::both})), (Strings{"Alice", "Bob", "Dave"}));
 }
 
 TEST_P(GraphConformance, NeighborsAtDepthTwoAreDeduplicated) {
@@ -533,13 +521,10 @@ TEST_P(GraphConformance, NeighborsFilterByEdgeLabel) {
   auto& g = this->graph();
   const auto p = make_people(g);
   EXPECT_EQ(names(g.neighbors(p.alice.id, {.edge_label = "KNOWS"})), Strings{"Bob"});
-  EXPECT_EQ(names(g.neighbors(p.alice.id, {.edge_label = "KNOWS", .max_depth = 2})),
-            (Strings{"Bob", "Charlie"}));
+  EXPECT_EQ(names(g.neighbors(p.alice.id, {.edge_label = "KNOWS", .max_depth = 2})), (Strings{"Bob", "Charlie"}));
   // Charlie's only out-edge is KNOWS, which a FOLLOWS traversal does not take.
-  EXPECT_EQ(names(g.neighbors(p.alice.id, {.edge_label = "FOLLOWS", .max_depth = 2})),
-            Strings{"Charlie"});
-  EXPECT_EQ(names(g.neighbors(p.charlie.id, {.edge_label = "FOLLOWS", .direction = Direction::in})),
-            Strings{"Alice"});
+  EXPECT_EQ(names(g.neighbors(p.alice.id, {.edge_label = "FOLLOWS", .max_depth = 2})), Strings{"Charlie"});
+  EXPECT_EQ(names(g.neighbors(p.charlie.id, {.edge_label = "FOLLOWS", .direction = Direction::in})), Strings{"Alice"});
   EXPECT_EQ(names(g.neighbors(p.alice.id, {.edge_label = "NONE"})), Strings{});
 }
 
@@ -678,8 +663,7 @@ TEST_P(GraphConformance, WeightedShortestPathPrefersCheaperLongerPath) {
   ASSERT_TRUE(deep);
   EXPECT_EQ(render(*deep), "S -ROAD-> A -ROAD-> B -ROAD-> T");
   // Direction still applies: backwards along out-edges there is nothing.
-  EXPECT_FALSE(
-      g.shortest_path(t.id, s.id, {.direction = Direction::out, .weight_property = "km"}));
+  EXPECT_FALSE(g.shortest_path(t.id, s.id, {.direction = Direction::out, .weight_property = "km"}));
 }
 
 TEST_P(GraphConformance, WeightedShortestPathCountsMissingWeightAsOne) {
@@ -724,15 +708,13 @@ TEST_P(GraphConformance, AllPathsShortestFirst) {
   // Direction both: the simple paths Alice..Dave all end Charlie->Dave; Charlie is reached
   // directly (FOLLOWS) or via Bob. Alice-Charlie-Bob is a dead end (Bob's edges go to visited
   // vertices).
-  const Strings expected{"Alice -FOLLOWS-> Charlie -KNOWS-> Dave",
-                         "Alice -KNOWS-> Bob -KNOWS-> Charlie -KNOWS-> Dave"};
+  const Strings expected{"Alice -FOLLOWS-> Charlie -KNOWS-> Dave", "Alice -KNOWS-> Bob -KNOWS-> Charlie -KNOWS-> Dave"};
   EXPECT_EQ(render(g.all_paths(p.alice.id, p.dave.id)), expected);
   EXPECT_EQ(render(g.all_paths(p.alice.id, p.dave.id, {.max_depth = 4})), expected);
   EXPECT_EQ(render(g.all_paths(p.alice.id, p.dave.id, {.direction = Direction::out})), expected);
   EXPECT_EQ(render(g.all_paths(p.alice.id, p.dave.id, {.direction = Direction::in})), Strings{});
   EXPECT_EQ(render(g.all_paths(p.dave.id, p.alice.id, {.direction = Direction::in})),
-            (Strings{"Dave <-KNOWS- Charlie <-FOLLOWS- Alice",
-                     "Dave <-KNOWS- Charlie <-KNOWS- Bob <-KNOWS- Alice"}));
+            (Strings{"Dave <-KNOWS- Charlie <-FOLLOWS- Alice", "Dave <-KNOWS- Charlie <-KNOWS- Bob <-KNOWS- Alice"}));
   EXPECT_EQ(render(g.all_paths(p.alice.id, p.dave.id, {.edge_label = "KNOWS"})),
             Strings{"Alice -KNOWS-> Bob -KNOWS-> Charlie -KNOWS-> Dave"});
 }
@@ -772,8 +754,7 @@ TEST_P(GraphConformance, AllPathsOfEqualLengthComeInEdgeIdOrder) {
   link(g, s, p);
   link(g, p, t);
   link(g, q, t);
-  EXPECT_EQ(render(g.all_paths(s.id, t.id)),
-            (Strings{"S -LINK-> Q -LINK-> T", "S -LINK-> P -LINK-> T"}));
+  EXPECT_EQ(render(g.all_paths(s.id, t.id)), (Strings{"S -LINK-> Q -LINK-> T", "S -LINK-> P -LINK-> T"}));
 }
 
 TEST_P(GraphConformance, AllPathsCountEdgesEvenWithWeights) {
@@ -818,13 +799,10 @@ TEST_P(GraphConformance, DfsVisitsInPreOrder) {
 TEST_P(GraphConformance, TraversalsStopAtMaxDepthAndMaxVertices) {
   auto& g = this->graph();
   const auto p = make_people(g);
-  EXPECT_EQ(render(g.bfs(p.alice.id, {.max_depth = 1})),
-            (Strings{"Alice@0", "Bob@1<Alice", "Charlie@1<Alice"}));
-  EXPECT_EQ(render(g.dfs(p.alice.id, {.max_depth = 2})),
-            (Strings{"Alice@0", "Bob@1<Alice", "Charlie@2<Bob"}));
+  EXPECT_EQ(render(g.bfs(p.alice.id, {.max_depth = 1})), (Strings{"Alice@0", "Bob@1<Alice", "Charlie@1<Alice"}));
+  EXPECT_EQ(render(g.dfs(p.alice.id, {.max_depth = 2})), (Strings{"Alice@0", "Bob@1<Alice", "Charlie@2<Bob"}));
   EXPECT_EQ(render(g.bfs(p.alice.id, {.max_vertices = 2})), (Strings{"Alice@0", "Bob@1<Alice"}));
-  EXPECT_EQ(render(g.dfs(p.alice.id, {.max_vertices = 3})),
-            (Strings{"Alice@0", "Bob@1<Alice", "Charlie@2<Bob"}));
+  EXPECT_EQ(render(g.dfs(p.alice.id, {.max_vertices = 3})), (Strings{"Alice@0", "Bob@1<Alice", "Charlie@2<Bob"}));
 }
 
 TEST_P(GraphConformance, TraversalsFollowDirectionAndEdgeLabel) {
@@ -837,8 +815,7 @@ TEST_P(GraphConformance, TraversalsFollowDirectionAndEdgeLabel) {
             (Strings{"Dave@0", "Charlie@1<Dave", "Bob@2<Charlie", "Alice@3<Bob"}));
   EXPECT_EQ(render(g.bfs(p.alice.id, {.edge_label = "KNOWS"})),
             (Strings{"Alice@0", "Bob@1<Alice", "Charlie@2<Bob", "Dave@3<Charlie"}));
-  EXPECT_EQ(render(g.dfs(p.alice.id, {.edge_label = "FOLLOWS"})),
-            (Strings{"Alice@0", "Charlie@1<Alice"}));
+  EXPECT_EQ(render(g.dfs(p.alice.id, {.edge_label = "FOLLOWS"})), (Strings{"Alice@0", "Charlie@1<Alice"}));
   EXPECT_EQ(render(g.bfs(p.dave.id)), Strings{"Dave@0"});
 }
 
@@ -881,8 +858,7 @@ TEST_P(GraphConformance, BothDirectionsExpandIncidentEdgesInIdOrder) {
   const auto path = h.shortest_path(s.id, t.id);
   ASSERT_TRUE(path);
   EXPECT_EQ(render(*path), "S <-LINK- B -LINK-> T");
-  EXPECT_EQ(render(h.all_paths(s.id, t.id)),
-            (Strings{"S <-LINK- B -LINK-> T", "S -LINK-> A -LINK-> T"}));
+  EXPECT_EQ(render(h.all_paths(s.id, t.id)), (Strings{"S <-LINK- B -LINK-> T", "S -LINK-> A -LINK-> T"}));
 }
 
 // == page_rank ===============================================================================
@@ -979,8 +955,7 @@ TEST_P(GraphConformance, PageRankBreaksTiesById) {
     node(g, name);
   }
   const auto scores = g.page_rank();
-  EXPECT_EQ(names(scores),
-            (Strings{"v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"}));
+  EXPECT_EQ(names(scores), (Strings{"v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10"}));
   for (const auto& s : scores) EXPECT_NEAR(s.score, 1.0 / 11, 1e-9);
 }
 
@@ -1026,8 +1001,8 @@ TEST_P(GraphConformance, PageRankFiltersByLabels) {
   // Only Person vertices, only KNOWS edges: the chain Alice->Bob->Charlie->Dave with Dave
   // dangling, which solves to Alice 8000/68873, Bob 14800/68873, Charlie 20580/68873,
   // Dave 25493/68873.
-  const auto scores = g.page_rank({.vertex_label = "Person", .edge_label = "KNOWS",
-                                   .iterations = 1000, .tolerance = 1e-15});
+  const auto scores =
+      g.page_rank({.vertex_label = "Person", .edge_label = "KNOWS", .iterations = 1000, .tolerance = 1e-15});
   EXPECT_EQ(names(scores), (Strings{"Dave", "Charlie", "Bob", "Alice"}));
   ASSERT_EQ(scores.size(), 4u);
   EXPECT_NEAR(scores[0].score, 25493.0 / 68873, 1e-9);
@@ -1062,15 +1037,11 @@ TEST_P(GraphConformance, DegreeCountsInAndOut) {
   EXPECT_EQ(g.degree_centrality(p.dave.id), (Degree{p.dave.id, 1, 0}));
   EXPECT_EQ(g.degree_centrality(p.charlie.id)->total(), 3);
   // Direction selects what is counted; the other side stays 0.
-  EXPECT_EQ(g.degree_centrality(p.charlie.id, {.direction = Direction::out}),
-            (Degree{p.charlie.id, 0, 1}));
-  EXPECT_EQ(g.degree_centrality(p.charlie.id, {.direction = Direction::in}),
-            (Degree{p.charlie.id, 2, 0}));
+  EXPECT_EQ(g.degree_centrality(p.charlie.id, {.direction = Direction::out}), (Degree{p.charlie.id, 0, 1}));
+  EXPECT_EQ(g.degree_centrality(p.charlie.id, {.direction = Direction::in}), (Degree{p.charlie.id, 2, 0}));
   // Edge label.
-  EXPECT_EQ(g.degree_centrality(p.charlie.id, {.edge_label = "KNOWS"}),
-            (Degree{p.charlie.id, 1, 1}));
-  EXPECT_EQ(g.degree_centrality(p.charlie.id, {.edge_label = "FOLLOWS"}),
-            (Degree{p.charlie.id, 1, 0}));
+  EXPECT_EQ(g.degree_centrality(p.charlie.id, {.edge_label = "KNOWS"}), (Degree{p.charlie.id, 1, 1}));
+  EXPECT_EQ(g.degree_centrality(p.charlie.id, {.edge_label = "FOLLOWS"}), (Degree{p.charlie.id, 1, 0}));
   EXPECT_EQ(g.degree_centrality(p.alice.id, {.edge_label = "NONE"}), (Degree{p.alice.id, 0, 0}));
   const auto loner = node(g, "loner");
   EXPECT_EQ(g.degree_centrality(loner.id), (Degree{loner.id, 0, 0}));
@@ -1105,8 +1076,7 @@ TEST_P(GraphConformance, ComponentsWeakAndStrong) {
   link(g, e, f);
   EXPECT_EQ(render(g.connected_components()), (Strings{"0:A,B,C", "1:D", "2:E,F"}));
   // Strong: only A<->B is mutually reachable.
-  EXPECT_EQ(render(g.connected_components({.weakly = false})),
-            (Strings{"0:A,B", "1:C", "2:D", "3:E", "4:F"}));
+  EXPECT_EQ(render(g.connected_components({.weakly = false})), (Strings{"0:A,B", "1:C", "2:D", "3:E", "4:F"}));
   // min_size drops small components; ids are positions in the filtered result.
   EXPECT_EQ(render(g.connected_components({.min_size = 2})), (Strings{"0:A,B,C", "1:E,F"}));
   EXPECT_EQ(render(g.connected_components({.weakly = false, .min_size = 2})), Strings{"0:A,B"});
@@ -1123,8 +1093,7 @@ TEST_P(GraphConformance, ComponentsOrderedBySmallestVertexId) {
   link(g, v2, v0);
   link(g, v1, v3);
   EXPECT_EQ(render(g.connected_components()), (Strings{"0:V0,V2", "1:V1,V3"}));
-  EXPECT_EQ(render(g.connected_components({.weakly = false})),
-            (Strings{"0:V0", "1:V1,V3", "2:V2"}));
+  EXPECT_EQ(render(g.connected_components({.weakly = false})), (Strings{"0:V0", "1:V1,V3", "2:V2"}));
 }
 
 TEST_P(GraphConformance, ComponentsFilterByLabels) {
@@ -1140,8 +1109,7 @@ TEST_P(GraphConformance, ComponentsFilterByLabels) {
   EXPECT_EQ(render(g.connected_components()), (Strings{"0:A,C,T", "1:B"}));
   // Without T its KNOWS edges vanish, but A-LIKES->C still joins A and C.
   EXPECT_EQ(render(g.connected_components({.vertex_label = "Person"})), (Strings{"0:A,C", "1:B"}));
-  EXPECT_EQ(render(g.connected_components({.edge_label = "LIKES"})),
-            (Strings{"0:A,C", "1:B", "2:T"}));
+  EXPECT_EQ(render(g.connected_components({.edge_label = "LIKES"})), (Strings{"0:A,C", "1:B", "2:T"}));
   EXPECT_EQ(render(g.connected_components({.vertex_label = "Person", .edge_label = "KNOWS"})),
             (Strings{"0:A", "1:B", "2:C"}));
 }
@@ -1151,8 +1119,7 @@ TEST_P(GraphConformance, ComponentsOfTheFixture) {
   make_people(g);
   EXPECT_EQ(render(g.connected_components()), Strings{"0:Alice,Bob,Charlie,Dave"});
   // A DAG: every vertex is its own strong component.
-  EXPECT_EQ(render(g.connected_components({.weakly = false})),
-            (Strings{"0:Alice", "1:Bob", "2:Charlie", "3:Dave"}));
+  EXPECT_EQ(render(g.connected_components({.weakly = false})), (Strings{"0:Alice", "1:Bob", "2:Charlie", "3:Dave"}));
 }
 
 // == detect_cycles ===========================================================================
@@ -1214,8 +1181,7 @@ TEST_P(GraphConformance, SelfLoopsAreCyclesCappedByMaxCycles) {
   EXPECT_EQ(cycles[0].path.length(), 1u);
   EXPECT_EQ(cycles[0].path.vertices, (std::vector{x, x}));
   EXPECT_EQ(render(g.detect_cycles({.max_cycles = 2})), (Strings{"X -LINK-> X", "Y -LINK-> Y"}));
-  EXPECT_EQ(render(g.detect_cycles({.max_depth = 1})),
-            (Strings{"X -LINK-> X", "Y -LINK-> Y", "Z -LINK-> Z"}));
+  EXPECT_EQ(render(g.detect_cycles({.max_depth = 1})), (Strings{"X -LINK-> X", "Y -LINK-> Y", "Z -LINK-> Z"}));
 }
 
 TEST_P(GraphConformance, CyclesThroughOneVertexComeInEdgeIdOrder) {
@@ -1228,8 +1194,7 @@ TEST_P(GraphConformance, CyclesThroughOneVertexComeInEdgeIdOrder) {
   link(g, b, a);
   link(g, c, a);
   // Only the two simple cycles; the figure eight A-C-A-B-A repeats A.
-  EXPECT_EQ(render(g.detect_cycles()),
-            (Strings{"A -LINK-> C -LINK-> A", "A -LINK-> B -LINK-> A"}));
+  EXPECT_EQ(render(g.detect_cycles()), (Strings{"A -LINK-> C -LINK-> A", "A -LINK-> B -LINK-> A"}));
 }
 
 TEST_P(GraphConformance, CyclesAreOrderedBySmallestVertexId) {
@@ -1240,8 +1205,7 @@ TEST_P(GraphConformance, CyclesAreOrderedBySmallestVertexId) {
   link(g, v[2], v[3]);
   link(g, v[4], v[0]);
   link(g, v[0], v[4]);
-  EXPECT_EQ(render(g.detect_cycles()),
-            (Strings{"V0 -LINK-> V4 -LINK-> V0", "V2 -LINK-> V3 -LINK-> V2"}));
+  EXPECT_EQ(render(g.detect_cycles()), (Strings{"V0 -LINK-> V4 -LINK-> V0", "V2 -LINK-> V3 -LINK-> V2"}));
 }
 
 TEST_P(GraphConformance, ParallelEdgesMakeOneCycle) {
@@ -1273,10 +1237,8 @@ TEST_P(GraphConformance, CyclesFollowEdgeDirectionAndLabels) {
   link(h, a, t, "KNOWS");
   link(h, t, a, "KNOWS");
   link(h, b, b, "LIKES");
-  EXPECT_EQ(render(h.detect_cycles()),
-            (Strings{"A -KNOWS-> B -KNOWS-> A", "A -KNOWS-> T -KNOWS-> A", "B -LIKES-> B"}));
-  EXPECT_EQ(render(h.detect_cycles({.vertex_label = "Person"})),
-            (Strings{"A -KNOWS-> B -KNOWS-> A", "B -LIKES-> B"}));
+  EXPECT_EQ(render(h.detect_cycles()), (Strings{"A -KNOWS-> B -KNOWS-> A", "A -KNOWS-> T -KNOWS-> A", "B -LIKES-> B"}));
+  EXPECT_EQ(render(h.detect_cycles({.vertex_label = "Person"})), (Strings{"A -KNOWS-> B -KNOWS-> A", "B -LIKES-> B"}));
   EXPECT_EQ(render(h.detect_cycles({.edge_label = "KNOWS"})),
             (Strings{"A -KNOWS-> B -KNOWS-> A", "A -KNOWS-> T -KNOWS-> A"}));
   EXPECT_EQ(render(h.detect_cycles({.vertex_label = "Person", .edge_label = "KNOWS"})),

@@ -47,7 +47,8 @@ TEST_P(GraphConformance, IndexesAreListedByLabelThenKey) {
   EXPECT_EQ(g.indexes(), (std::vector<IndexInfo>{listed[0], listed[1], listed[2], listed[3]}));
   // Once dropped, (label, key) can be created again, with other options.
   EXPECT_TRUE(g.create_index("Person", "name", {.unique = true}));
-  EXPECT_EQ(g.indexes(), (std::vector<IndexInfo>{listed[0], listed[1], listed[2], listed[3], {"Person", "name", true}}));
+  EXPECT_EQ(g.indexes(),
+            (std::vector<IndexInfo>{listed[0], listed[1], listed[2], listed[3], {"Person", "name", true}}));
   // Indexes belong to the bound graph's elements: managing other catalog graphs leaves them.
   const auto name = unique_graph_name();
   ASSERT_TRUE(g.create_graph(name));
@@ -62,10 +63,18 @@ TEST_P(GraphConformance, IndexesAreListedByLabelThenKey) {
 TEST_P(GraphConformance, IndexesNeverChangeResults) {
   auto& g = this->graph();
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<std::pair<std::string, Value>> values{
-      {"int1", 1},         {"int1b", 1},          {"double1", 1.0},      {"string1", "1"},
-      {"true", true},      {"int0", 0},           {"double0", 0.0},      {"minus0", -0.0},
-      {"nan", nan},        {"list1", Value::list({1})}, {"list1.0", Value::list({1.0})}, {"empty", ""}};
+  const std::vector<std::pair<std::string, Value>> values{{"int1", 1},
+                                                          {"int1b", 1},
+                                                          {"double1", 1.0},
+                                                          {"string1", "1"},
+                                                          {"true", true},
+                                                          {"int0", 0},
+                                                          {"double0", 0.0},
+                                                          {"minus0", -0.0},
+                                                          {"nan", nan},
+                                                          {"list1", Value::list({1})},
+                                                          {"list1.0", Value::list({1.0})},
+                                                          {"empty", ""}};
   std::vector<Vertex> vertices;
   for (const auto& [name, value] : values) {
     vertices.push_back(g.create_vertex("Person", {{"name", name}, {"k", value}}));
@@ -161,11 +170,17 @@ TEST_P(GraphConformance, UniqueIndexRefusesDuplicateVerticesThroughEveryWritePat
   const std::vector<std::string> names_it{"Person", "email", "alice@example.org"};
   const Properties taken{{"email", "alice@example.org"}};
 
-  expect_error_naming<AlreadyExists>([&] { g.create_vertex("Person", {{"name", "Eve"}, {"email", "alice@example.org"}}); },
-                                     names_it);
+  expect_error_naming<AlreadyExists>(
+      [&] {
+        g.create_vertex("Person", {{"name", "Eve"}, {"email", "alice@example.org"}});
+      },
+      names_it);
   expect_error_naming<AlreadyExists>([&] { g.update_vertex("Person", bob.id, taken); }, names_it);
-  expect_error_naming<AlreadyExists>([&] { g.update_vertex("Person", carol.id, {{"name", "X"}, {"email", "alice@example.org"}}); },
-                                     names_it);
+  expect_error_naming<AlreadyExists>(
+      [&] {
+        g.update_vertex("Person", carol.id, {{"name", "X"}, {"email", "alice@example.org"}});
+      },
+      names_it);
   // Bulk: one offending element fails the whole batch, wherever it sits.
   expect_error_naming<AlreadyExists>(
       [&] {
@@ -190,7 +205,10 @@ TEST_P(GraphConformance, UniqueIndexRefusesDuplicateVerticesThroughEveryWritePat
   expect_error_naming<AlreadyExists>([&] { g.upsert_vertex("Person", {{"name", "Zed"}}, taken); }, names_it);
   // The match holds Alice's email but not her name: a new vertex, with her email.
   expect_error_naming<AlreadyExists>(
-      [&] { g.upsert_vertex("Person", {{"name", "Zed"}, {"email", "alice@example.org"}}, {{"age", 40}}); }, names_it);
+      [&] {
+        g.upsert_vertex("Person", {{"name", "Zed"}, {"email", "alice@example.org"}}, {{"age", 40}});
+      },
+      names_it);
   EXPECT_EQ(state_of(g), before) << "a refused write changed the graph";
   EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"email", "dan@example.org"}})), Strings{});
   EXPECT_EQ(names(g.find_vertices_by_label("Person", {{"email", "twin@example.org"}})), Strings{});
@@ -230,10 +248,16 @@ TEST_P(GraphConformance, UniqueIndexRefusesDuplicateEdgesThroughEveryWritePath) 
   ASSERT_TRUE(g.create_index("KNOWS", "since", {.unique = true}));
   const auto before = state_of(g);
   const std::vector<std::string> names_it{"KNOWS", "since", "2020"};
-  expect_error_naming<AlreadyExists>([&] { g.create_edge(p.dave.id, p.alice.id, "KNOWS", {{"since", 2020}}); },
-                                     names_it);
-  expect_error_naming<AlreadyExists>([&] { g.update_edge("KNOWS", p.bob_knows_charlie.id, {{"since", 2020}}); },
-                                     names_it);
+  expect_error_naming<AlreadyExists>(
+      [&] {
+        g.create_edge(p.dave.id, p.alice.id, "KNOWS", {{"since", 2020}});
+      },
+      names_it);
+  expect_error_naming<AlreadyExists>(
+      [&] {
+        g.update_edge("KNOWS", p.bob_knows_charlie.id, {{"since", 2020}});
+      },
+      names_it);
   expect_error_naming<AlreadyExists>(
       [&] {
         g.create_edges(std::vector<NewEdge>{{p.dave.id, p.alice.id, "KNOWS", {{"since", 2030}}},

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "conformance_fixture.hpp"
-#include "small_fiber.hpp"
 #include "propgraph/deadline.hpp"
+#include "small_fiber.hpp"
 
 namespace propgraph::conformance {
 

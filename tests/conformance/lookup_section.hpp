@@ -55,19 +55,18 @@ TEST_P(GraphConformance, LabelFreeLookupsOfGarbageFindNothing) {
 
   // Neither a vertex nor an edge: malformed strings (empty, long, out of any integer range, a
   // quote, a NUL byte), deleted elements and the other instance's elements.
-  const std::vector<std::pair<std::string, ElementId>> nothing{
-      {"garbage", ElementId("garbage")},
-      {"empty", ElementId("")},
-      {"long", ElementId(std::string(300, 'v'))},
-      {"negative", ElementId("-1")},
-      {"beyond int64", ElementId("99999999999999999999999")},
-      {"quote", ElementId("x'; --")},
-      {"NUL byte", ElementId(std::string_view("v\0x", 3))},
-      {"deleted vertex", gone.id},
-      {"edge deleted with its vertex", gone_edge.id},
-      {"deleted edge", lone_edge.id},
-      {"vertex of another instance", foreign.id},
-      {"edge of another instance", foreign_edge.id}};
+  const std::vector<std::pair<std::string, ElementId>> nothing{{"garbage", ElementId("garbage")},
+                                                               {"empty", ElementId("")},
+                                                               {"long", ElementId(std::string(300, 'v'))},
+                                                               {"negative", ElementId("-1")},
+                                                               {"beyond int64", ElementId("99999999999999999999999")},
+                                                               {"quote", ElementId("x'; --")},
+                                                               {"NUL byte", ElementId(std::string_view("v\0x", 3))},
+                                                               {"deleted vertex", gone.id},
+                                                               {"edge deleted with its vertex", gone_edge.id},
+                                                               {"deleted edge", lone_edge.id},
+                                                               {"vertex of another instance", foreign.id},
+                                                               {"edge of another instance", foreign_edge.id}};
   for (const auto& [what, id] : nothing) {
     SCOPED_TRACE(what);
     EXPECT_FALSE(g.find_vertex(id));
@@ -156,7 +155,9 @@ TEST_P(GraphConformance, IncidentEdgesCarryTheirOwnPropertiesThroughBulkWritesUp
   auto label = [](int i) { return i % 3 == 0 ? "FOLLOWS" : "KNOWS"; };
   std::vector<NewEdge> uniform;
   for (int i = 0; i < 2500; ++i) {
-    uniform.push_back(NewEdge{vertices[i * 7 % 40], vertices[(i * 13 + 5) % 40], label(i),
+    uniform.push_back(NewEdge{vertices[i * 7 % 40],
+                              vertices[(i * 13 + 5) % 40],
+                              label(i),
                               {{"since", std::int64_t{1990 + i % 35}}, {"weight", 0.5 + i % 7}}});
   }
   const auto ids = g.create_edges(uniform);

@@ -16,9 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct MemoryGraphFactory {
-  static std::unique_ptr<propgraph::GraphOperations> make() {
-    return std::make_unique<propgraph::MemoryGraph>();
-  }
+  static std::unique_ptr<propgraph::GraphOperations> make() { return std::make_unique<propgraph::MemoryGraph>(); }
 };
 
 /// The graph a DurableMemoryGraph forwards to, constructed before its GraphDecorator base.

@@ -231,8 +231,11 @@ TEST_P(GraphConformance, PagedFiltersWithAndWithoutAnIndex) {
     // The typed value decides: parity 0.0 matches nothing.
     EXPECT_EQ(names(g.find_vertices_by_label("Node", {{"parity", 0.0}}, {.limit = 2})), Strings{});
     for (std::size_t limit : {1, 2, 4, 6, 7}) {
-      EXPECT_EQ(names(walk_pages([&](const Page& p) { return g.find_vertices_by_label("Node", {{"parity", 1}}, p); },
-                                 limit)),
+      EXPECT_EQ(names(walk_pages(
+                    [&](const Page& p) {
+                      return g.find_vertices_by_label("Node", {{"parity", 1}}, p);
+                    },
+                    limit)),
                 (Strings{"n1", "n3", "n5", "n7", "n9", "n11"}))
           << "pages of " << limit;
     }
@@ -288,8 +291,7 @@ TEST_P(GraphConformance, PagesOfIncidentEdges) {
   EXPECT_EQ(page(Direction::in, {.limit = 2, .after = e[1].id}), (Edges{e[2], e[7]}));
   const Edges both{e[0], e[1], e[2], e[3], e[5], e[7], e[8], e[9]};
   for (std::size_t limit : {1, 2, 3, 7, 8}) {
-    EXPECT_EQ(walk_pages([&](const Page& p) { return page(Direction::both, p); }, limit), both)
-        << "pages of " << limit;
+    EXPECT_EQ(walk_pages([&](const Page& p) { return page(Direction::both, p); }, limit), both) << "pages of " << limit;
   }
 }
 

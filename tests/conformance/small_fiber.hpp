@@ -2,13 +2,13 @@
 // recursion as deep as its input.
 #pragma once
 
-#include <boost/fiber/fiber.hpp>
-#include <boost/fiber/protected_fixedsize_stack.hpp>
-
 #include <cstddef>
 #include <exception>
 #include <memory>
 #include <utility>
+
+#include <boost/fiber/fiber.hpp>
+#include <boost/fiber/protected_fixedsize_stack.hpp>
 
 namespace propgraph::conformance {
 

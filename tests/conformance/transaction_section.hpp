@@ -276,15 +276,14 @@ TEST_P(GraphConformance, TransfersBetweenAccountsKeepTheSumInEveryReadAndAtTheEn
       for (int i = 0; i < kTransfers; ++i) {
         const int from = pick(rng);
         const int to = (from + 1 + pick(rng) % (kAccounts - 1)) % kAccounts;
-        transact(
-            g,
-            [&](Transaction& tx) {
-              const auto a = tx.find_vertex(accounts[from])->properties["balance"].as_int();
-              const auto b = tx.find_vertex(accounts[to])->properties["balance"].as_int();
-              tx.update_vertex("Account", accounts[from], {{"balance", a - 7}});
-              tx.update_vertex("Account", accounts[to], {{"balance", b + 7}});
-            },
-            {.max_attempts = 1000});
+        transact(g,
+                 [&](Transaction& tx) {
+                   const auto a = tx.find_vertex(accounts[from])->properties["balance"].as_int();
+                   const auto b = tx.find_vertex(accounts[to])->properties["balance"].as_int();
+                   tx.update_vertex("Account", accounts[from], {{"balance", a - 7}});
+                   tx.update_vertex("Account", accounts[to], {{"balance", b + 7}});
+                 },
+                 {.max_attempts = 1000});
       }
     });
   }

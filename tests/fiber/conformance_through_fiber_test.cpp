@@ -11,7 +11,8 @@ namespace propgraph::fiber_test {
 namespace {
 
 /// A GraphOperations (Base) whose every method is the _async twin over `target`, immediately
-/// joined (generated from PROPGRAPH_GRAPH_OPERATIONS); transactions it begins are wrapped the same way, so their calls run on fibers too.
+/// joined (generated from PROPGRAPH_GRAPH_OPERATIONS); transactions it begins are wrapped the
+/// same way, so their calls run on fibers too.
 template <class Base>
 class ThroughFiberOps : public Base {
  public:
@@ -37,13 +38,15 @@ class TransactionThroughFiber final : public ThroughFiberOps<Transaction> {
     ops_.start([tx = tx_.get()] {
           tx->commit();
           return true;
-        }).get();
+        })
+        .get();
   }
   void rollback() override {
     ops_.start([tx = tx_.get()] {
           tx->rollback();
           return true;
-        }).get();
+        })
+        .get();
   }
   [[nodiscard]] bool is_open() const noexcept override { return tx_->is_open(); }
 

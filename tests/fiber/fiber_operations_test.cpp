@@ -1,8 +1,6 @@
 // The facade: every _async twin returns what its sync twin returns (on the conformance suite's
 // reference fixture, plus a few elements for cycles and components), in every place a call can
 // run; backend exceptions come out of get() unchanged; a waiting fiber does not block its thread.
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -14,6 +12,7 @@
 
 #include <boost/fiber/fiber.hpp>
 #include <boost/fiber/operations.hpp>
+#include <gtest/gtest.h>
 
 #include "conformance_fixture.hpp"
 #include "propgraph/decorator.hpp"
@@ -88,7 +87,8 @@ TEST_P(AsyncParity, Session) {
 
 TEST_P(AsyncParity, VertexReads) {
   auto o = ops();
-  EXPECT_EQ(o.find_vertex_by_id_async("Person", people_.alice.id).get(), sync().find_vertex_by_id("Person", people_.alice.id));
+  EXPECT_EQ(o.find_vertex_by_id_async("Person", people_.alice.id).get(),
+            sync().find_vertex_by_id("Person", people_.alice.id));
   EXPECT_EQ(o.find_vertex_by_id_async("Node", people_.alice.id).get(), std::nullopt);
   EXPECT_EQ(o.find_vertex_by_id_async("Person", ElementId("nope")).get(), std::nullopt);
   EXPECT_EQ(o.find_vertices_by_label_async("Person").get(), sync().find_vertices_by_label("Person"));
@@ -222,8 +222,7 @@ TEST_P(AsyncParity, BackendErrorsComeOutOfGetUnchanged) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Everywhere, AsyncParity,
-                         ::testing::Values(Where::dispatch, Where::post, Where::fresh_fiber, Where::pool),
-                         where_name);
+                         ::testing::Values(Where::dispatch, Where::post, Where::fresh_fiber, Where::pool), where_name);
 
 // -- exceptions of any type, and a fiber-aware slow backend --------------------------------------
 
@@ -235,8 +234,8 @@ class Unusual : public std::logic_error {
 /// find_vertex_by_id sleeps (fiber-aware) first; count_vertices throws what the test chose.
 class SlowGraph final : public GraphDecorator {
  public:
-  using GraphDecorator::GraphDecorator;
   using GraphDecorator::count_vertices;
+  using GraphDecorator::GraphDecorator;
   std::chrono::milliseconds delay{0};
   int throw_kind = 0;
   std::vector<std::thread::id> threads_seen;
@@ -334,7 +333,8 @@ TEST(FiberFacade, IndependentCallsOverlapWhenSubmittedBeforeJoining) {
   const FiberOperations ops = as_fiber(slow);
 
   const auto start = clock::now();
-  auto both = when_all(ops.find_vertex_by_id_async("Person", alice.id), ops.find_vertex_by_id_async("Person", alice.id));
+  auto both =
+      when_all(ops.find_vertex_by_id_async("Person", alice.id), ops.find_vertex_by_id_async("Person", alice.id));
   auto [one, two] = both.get();
   const auto elapsed = clock::now() - start;
   EXPECT_EQ(one, alice);

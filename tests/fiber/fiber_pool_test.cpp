@@ -1,7 +1,6 @@
 // FiberPool: submission from plain threads and from fibers, fibers spread over the pool's
 // threads, draining shutdown, refusal afterwards.
-#include <gtest/gtest.h>
-
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <ctime>
@@ -9,13 +8,13 @@
 #include <future>
 #include <mutex>
 #include <set>
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <boost/fiber/operations.hpp>
+#include <gtest/gtest.h>
 
 #include "propgraph/fiber.hpp"
 #include "propgraph/memory/memory_graph.hpp"
@@ -320,9 +319,7 @@ void stress(FiberPoolOptions options) {
   EXPECT_EQ(joined_ok.load(), kSubmitters * kRounds * (kPerRound - kPerRound / 3));
 }
 
-TEST(FiberPool, StressSubmittersAgainstAPoolThatKeepsFallingAsleep) {
-  stress({.threads = 2});
-}
+TEST(FiberPool, StressSubmittersAgainstAPoolThatKeepsFallingAsleep) { stress({.threads = 2}); }
 
 TEST(FiberPool, StressWithoutIdleSpinningEveryHandOffWakesASleeper) {
   stress({.threads = 3, .idle_spin = std::chrono::nanoseconds::zero(), .join_spin = std::chrono::nanoseconds::zero()});

@@ -1,8 +1,6 @@
 // Future: the boost::fibers::future-like surface (get, wait, wait_for, valid, exceptions), and
 // wake-ups with no lost or double resumption when results arrive from other threads while
 // waiters time out.
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include <boost/fiber/operations.hpp>
+#include <gtest/gtest.h>
 
 #include "propgraph/fiber.hpp"
 #include "propgraph/latency/wait.hpp"
@@ -158,12 +157,14 @@ TEST(Future, TimedWaitsOnAFiberSuspendOnlyThatFiber) {
   });
   // A fiber of this thread waits with timeouts while another fiber of the thread keeps running.
   std::atomic<int> ticks{0};
-  auto ticker = run_on_fiber([&ticks, &release] {
-    while (!release.load()) {
-      ++ticks;
-      boost::this_fiber::yield();
-    }
-  }, {.launch = boost::fibers::launch::post});
+  auto ticker = run_on_fiber(
+      [&ticks, &release] {
+        while (!release.load()) {
+          ++ticks;
+          boost::this_fiber::yield();
+        }
+      },
+      {.launch = boost::fibers::launch::post});
   auto waiter = run_on_fiber([&slow, &release] {
     int timeouts = 0;
     while (slow.wait_for(1ms) == future_status::timeout) {
@@ -229,12 +230,14 @@ TEST(Future, RacingCompletionsAndTimeoutsLoseNoWakeUpAndResumeNoWaiterTwice) {
 TEST(Future, ImmediatelyJoinedCallsLeaveOtherFibersOfTheThreadATurn) {
   std::atomic<int> turns{0};
   std::atomic<bool> stop{false};
-  auto background = run_on_fiber([&] {
-    while (!stop.load()) {
-      ++turns;
-      boost::this_fiber::yield();
-    }
-  }, {.launch = boost::fibers::launch::post});
+  auto background = run_on_fiber(
+      [&] {
+        while (!stop.load()) {
+          ++turns;
+          boost::this_fiber::yield();
+        }
+      },
+      {.launch = boost::fibers::launch::post});
   long sum = 0;
   for (int i = 0; i < 1000; ++i) sum += run_on_fiber([i] { return i; }).get();
   EXPECT_EQ(sum, 999L * 1000 / 2);

@@ -1,15 +1,14 @@
 // use_io_scheduler(): the I/O-aware round robin must keep everything else a scheduler does:
 // precise timers, wake-ups from other threads, fibers that were ready before the switch.
-#include <gtest/gtest.h>
-
-#include <boost/fiber/fiber.hpp>
-#include <boost/fiber/future/promise.hpp>
-#include <boost/fiber/operations.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <thread>
 #include <vector>
+
+#include <boost/fiber/fiber.hpp>
+#include <boost/fiber/future/promise.hpp>
+#include <boost/fiber/operations.hpp>
+#include <gtest/gtest.h>
 
 #include "propgraph/fiber.hpp"
 

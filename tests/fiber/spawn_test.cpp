@@ -1,11 +1,9 @@
 // run_on_fiber: where and when the fiber runs, recycling, stack allocators, thread exit.
-#include <gtest/gtest.h>
-
 #include <atomic>
-#include <csignal>
 #include <chrono>
-#include <cstdlib>
+#include <csignal>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <stdexcept>
@@ -14,6 +12,7 @@
 
 #include <boost/fiber/fiber.hpp>
 #include <boost/fiber/operations.hpp>
+#include <gtest/gtest.h>
 
 #include "propgraph/fiber.hpp"
 
@@ -163,11 +162,13 @@ TEST(StackAllocator, PooledStacksAreRecycledAcrossWaves) {
   const auto wave = [&](std::set<std::uintptr_t>& regions) {
     std::vector<Future<std::uintptr_t>> fibers;
     for (int i = 0; i < kFibers; ++i) {
-      fibers.push_back(run_on_fiber([] {
-        boost::this_fiber::yield();  // all of them alive at once
-        int local = 0;
-        return reinterpret_cast<std::uintptr_t>(&local) / (16 * 1024);  // the stack it lies in
-      }, {.launch = launch::post, .stack = pool, .recycle = false}));
+      fibers.push_back(run_on_fiber(
+          [] {
+            boost::this_fiber::yield();  // all of them alive at once
+            int local = 0;
+            return reinterpret_cast<std::uintptr_t>(&local) / (16 * 1024);  // the stack it lies in
+          },
+          {.launch = launch::post, .stack = pool, .recycle = false}));
     }
     for (auto& f : fibers) regions.insert(f.get());
     boost::this_fiber::yield();  // let the scheduler release the finished fibers
@@ -211,10 +212,12 @@ TEST(RunOnFiber, ThreadExitWithParkedAndPendingFibersDoesNotHang) {
     std::thread([&ran] {
       for (int i = 0; i < 20; ++i) (void)run_on_fiber([&ran] { ++ran; }).get();  // parks fibers
       // Started, never waited on: runs while the thread exits.
-      (void)run_on_fiber([&ran] {
-        boost::this_fiber::sleep_for(1ms);
-        ++ran;
-      }, {.launch = launch::post});
+      (void)run_on_fiber(
+          [&ran] {
+            boost::this_fiber::sleep_for(1ms);
+            ++ran;
+          },
+          {.launch = launch::post});
     }).join();
   }
   EXPECT_EQ(ran.load(), 20 * 21);

@@ -1,8 +1,6 @@
 // Timers of propgraph's schedulers (FiberPool threads, use_io_scheduler()): propgraph::wait_for /
 // wait_until on their fibers go to the thread's own timer queue. Many sleepers wake in deadline
 // order, never early, exactly once, on one thread or several.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -18,6 +16,7 @@
 #include <boost/fiber/fiber.hpp>
 #include <boost/fiber/mutex.hpp>
 #include <boost/fiber/operations.hpp>
+#include <gtest/gtest.h>
 
 #include "propgraph/fiber.hpp"
 #include "propgraph/latency/wait.hpp"

@@ -1,7 +1,5 @@
 // when_all keeps argument order whatever the completion order and reports the first failure in
 // argument order; when_any yields the first input to complete.
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -10,6 +8,7 @@
 #include <vector>
 
 #include <boost/fiber/operations.hpp>
+#include <gtest/gtest.h>
 
 #include "propgraph/fiber.hpp"
 
@@ -101,9 +100,7 @@ TEST(WhenAny, FailureOfTheFirstIsRethrown) {
   EXPECT_THROW((void)when_any(std::move(futures)).get(), std::runtime_error);
 }
 
-TEST(WhenAny, EmptyInputIsRejected) {
-  EXPECT_THROW((void)when_any(std::vector<Future<int>>{}), InvalidArgument);
-}
+TEST(WhenAny, EmptyInputIsRejected) { EXPECT_THROW((void)when_any(std::vector<Future<int>>{}), InvalidArgument); }
 
 }  // namespace
 }  // namespace propgraph::fiber_test

@@ -5,10 +5,11 @@
 #include "import_fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  propgraph::fuzz::check_import(data, size, [](propgraph::GraphOperations& g, std::string_view text,
-                                               const propgraph::io::ImportOptions& options) {
-    std::istringstream in{std::string(text)};
-    return propgraph::io::import_graphml(g, in, options);
-  });
+  propgraph::fuzz::check_import(
+      data, size,
+      [](propgraph::GraphOperations& g, std::string_view text, const propgraph::io::ImportOptions& options) {
+        std::istringstream in{std::string(text)};
+        return propgraph::io::import_graphml(g, in, options);
+      });
   return 0;
 }

@@ -24,8 +24,7 @@ using io::ImportReport;
 
 /// Reports a broken invariant and aborts, which libFuzzer records as a crash with its input.
 [[noreturn]] inline void violated(std::string_view what, const std::string& detail = {}) {
-  std::fprintf(stderr, "\ninvariant violated: %.*s\n%s\n", static_cast<int>(what.size()), what.data(),
-               detail.c_str());
+  std::fprintf(stderr, "\ninvariant violated: %.*s\n%s\n", static_cast<int>(what.size()), what.data(), detail.c_str());
   std::abort();
 }
 
@@ -125,9 +124,9 @@ inline void check_round_trips(GraphOperations& g) {
 
 /// Runs `import` on the input (first byte: options_from; the rest: the text) into a graph
 /// that already holds something, and checks the invariants.
-inline void check_import(const std::uint8_t* data, std::size_t size,
-                         const std::function<ImportReport(GraphOperations&, std::string_view,
-                                                          const ImportOptions&)>& import) {
+inline void check_import(
+    const std::uint8_t* data, std::size_t size,
+    const std::function<ImportReport(GraphOperations&, std::string_view, const ImportOptions&)>& import) {
   if (size == 0) return;
   const ImportOptions options = options_from(data[0]);
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);

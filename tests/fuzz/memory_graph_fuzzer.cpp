@@ -340,13 +340,11 @@ class Run {
       if (v.label == label && Model::matches(v.properties, filter)) expected.push_back(id);
     }
     const auto got = graph_.find_vertices_by_label(label, filter);
-    expect(got.size() == expected.size(),
-           fmt::format("find_vertices_by_label({}, {}): {} vertices, expected {}", label, filter, got.size(),
-                       expected.size()));
+    expect(got.size() == expected.size(), fmt::format("find_vertices_by_label({}, {}): {} vertices, expected {}", label,
+                                                      filter, got.size(), expected.size()));
     for (std::size_t i = 0; i < got.size(); ++i) same_vertex(got[i], expected[i], "find_vertices_by_label");
-    expect(graph_.count_vertices(label) ==
-               std::count_if(model_.vertices.begin(), model_.vertices.end(),
-                             [&](const auto& v) { return v.second.label == label; }),
+    expect(graph_.count_vertices(label) == std::count_if(model_.vertices.begin(), model_.vertices.end(),
+                                                         [&](const auto& v) { return v.second.label == label; }),
            fmt::format("count_vertices({})", label));
   }
 
@@ -356,9 +354,8 @@ class Run {
       if (e.label == label && Model::matches(e.properties, filter)) expected.push_back(id);
     }
     const auto got = graph_.find_edges_by_label(label, filter);
-    expect(got.size() == expected.size(),
-           fmt::format("find_edges_by_label({}, {}): {} edges, expected {}", label, filter, got.size(),
-                       expected.size()));
+    expect(got.size() == expected.size(), fmt::format("find_edges_by_label({}, {}): {} edges, expected {}", label,
+                                                      filter, got.size(), expected.size()));
     for (std::size_t i = 0; i < got.size(); ++i) same_edge(got[i], expected[i], "find_edges_by_label");
     expect(graph_.count_edges(label) == std::count_if(model_.edges.begin(), model_.edges.end(),
                                                       [&](const auto& e) { return e.second.label == label; }),
@@ -373,9 +370,8 @@ class Run {
     if (const unsigned label = in.next(3); label > 0) options.edge_label = label == 1 ? "E" : "F";
     const auto expected = model_.neighbors(start, options);
     const auto got = graph_.neighbors(start, options);
-    expect(got.size() == expected.size(),
-           fmt::format("neighbors({}, depth {}): {} vertices, expected {}", start, options.max_depth, got.size(),
-                       expected.size()));
+    expect(got.size() == expected.size(), fmt::format("neighbors({}, depth {}): {} vertices, expected {}", start,
+                                                      options.max_depth, got.size(), expected.size()));
     for (std::size_t i = 0; i < got.size(); ++i) same_vertex(got[i], expected[i], "neighbors");
   }
 

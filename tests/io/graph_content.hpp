@@ -71,7 +71,8 @@ inline Shape shape(GraphOperations& g, const std::string& drop_property = "") {
     position[v.id] = s.vertices.size();
     s.vertices.emplace_back(v.label, props(v.properties));
   }
-  for (const auto& e : edges) s.edges.emplace_back(e.label, position.at(e.from), position.at(e.to), props(e.properties));
+  for (const auto& e : edges)
+    s.edges.emplace_back(e.label, position.at(e.from), position.at(e.to), props(e.properties));
   return s;
 }
 

@@ -1,7 +1,7 @@
 // Import policies, reports, rollback of failed writes, export selections and the stream API.
-#include <gtest/gtest.h>
-
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "io_test_support.hpp"
 
@@ -173,9 +173,9 @@ TEST(Import, ReportCollectsEveryProblemInOrder) {
     EXPECT_EQ(r.problems[0].element, "vertex \"a\"");
     const std::string text = fmt::format("{}", r);
     EXPECT_NE(text.find("csv import failed: 4 records read"), std::string::npos) << text;
-    EXPECT_NE(text.find(fmt::format("{}:2:3: error: vertex \"a\": field 'age': expected int",
-                                    (dir / "v.csv").string())),
-              std::string::npos)
+    EXPECT_NE(
+        text.find(fmt::format("{}:2:3: error: vertex \"a\": field 'age': expected int", (dir / "v.csv").string())),
+        std::string::npos)
         << text;
     EXPECT_NE(std::string(e.what()).find("(and 2 more problems)"), std::string::npos) << e.what();
   }
@@ -343,8 +343,8 @@ TEST(Export, WritesTheSelectedLabelsInIdOrder) {
 
 TEST(Export, CsvHeaderCarriesTypes) {
   MemoryGraph g;
-  g.create_vertex("P", {{"i", 1}, {"d", 2.0}, {"b", true}, {"s", "x"}, {"l", Value::list({1, 2})},
-                        {"j", Value::list({1, "a"})}});
+  g.create_vertex(
+      "P", {{"i", 1}, {"d", 2.0}, {"b", true}, {"s", "x"}, {"l", Value::list({1, 2})}, {"j", Value::list({1, "a"})}});
   std::ostringstream v, e;
   export_csv(g, v, e);
   const std::string text = v.str();

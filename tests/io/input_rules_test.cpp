@@ -1,8 +1,8 @@
 // The rules every import, write and export share: what text a graph may hold (model.hpp), and
 // import options that are checked before any input is read.
-#include <gtest/gtest.h>
-
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "io_test_support.hpp"
 
@@ -92,8 +92,8 @@ TEST(TextRule, ExportsRefuseTextNoImportWouldReadBack) {
     };
     std::ostringstream out, edges;
     for (const auto& run : std::vector<std::function<void()>>{
-             [&] { export_csv(g, out, edges); }, [&] { export_ndjson(g, out); },
-             [&] { export_graphml(g, out); }, [&] { export_graphml(g, dir / "g.graphml"); }}) {
+             [&] { export_csv(g, out, edges); }, [&] { export_ndjson(g, out); }, [&] { export_graphml(g, out); },
+             [&] { export_graphml(g, dir / "g.graphml"); }}) {
       try {
         run();
         ADD_FAILURE() << "exported a property named \"" << bad_key << "\"";

@@ -2,8 +2,6 @@
 // whose writes fail on demand.
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -15,11 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "propgraph/fmt.hpp"
+#include <gtest/gtest.h>
+
+#include "graph_content.hpp"
 #include "propgraph/decorator.hpp"
+#include "propgraph/fmt.hpp"
 #include "propgraph/io.hpp"
 #include "propgraph/memory/memory_graph.hpp"
-#include "graph_content.hpp"
 
 namespace propgraph::io::test {
 
@@ -30,9 +30,9 @@ class TempDir {
  public:
   TempDir() {
     static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            fmt::format("propgraph-io-test-{}-{}-{}", ::getpid(),
-                        std::chrono::steady_clock::now().time_since_epoch().count(), counter++);
+    path_ =
+        fs::temp_directory_path() / fmt::format("propgraph-io-test-{}-{}-{}", ::getpid(),
+                                                std::chrono::steady_clock::now().time_since_epoch().count(), counter++);
     fs::create_directories(path_);
   }
   ~TempDir() {
@@ -66,7 +66,8 @@ inline std::string read_file(const fs::path& path) {
 /// find_vertices_by_label finds through alter_found_vertices.
 class FailingGraph final : public GraphDecorator {
  public:
-  explicit FailingGraph(MemoryGraph& inner, int fail_on_edge = 0) : GraphDecorator(inner), fail_on_edge_(fail_on_edge) {}
+  explicit FailingGraph(MemoryGraph& inner, int fail_on_edge = 0)
+      : GraphDecorator(inner), fail_on_edge_(fail_on_edge) {}
 
   /// Stands for a graph holding text its own writes refuse (filled by an older version, or by
   /// another client of the same database).
@@ -83,7 +84,8 @@ class FailingGraph final : public GraphDecorator {
   /// With fail_on_edge = n: every bulk create_edges fails (a batch fails as a whole), and so does
   /// the n-th single create_edge; also inside the graph's transactions.
   void around(Operation op, CallRef call) override {
-    if (fail_on_edge_ > 0 && (op == Operation::create_edges || (op == Operation::create_edge && ++edges_ == fail_on_edge_))) {
+    if (fail_on_edge_ > 0 &&
+        (op == Operation::create_edges || (op == Operation::create_edge && ++edges_ == fail_on_edge_))) {
       throw QueryError("injected failure");
     }
     call();

@@ -1,12 +1,12 @@
 // Round trips: each format, and every chain of formats, on a graph with every Value type,
 // unicode, quotes, separators and line breaks in strings, empty properties, self-loops and
 // parallel edges.
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
+
+#include <gtest/gtest.h>
 
 #include "io_test_support.hpp"
 
@@ -133,7 +133,7 @@ TEST_P(RoundTrip, ExportIsDeterministicAndStable) {
   export_to(f, original, dir, "a");
   export_to(f, original, dir, "b");
   for (const auto& suffix : f == Fmt::csv ? std::vector<std::string>{".vertices.csv", ".edges.csv"}
-                                           : std::vector<std::string>{fmt::format(".{}", name_of(f))}) {
+                                          : std::vector<std::string>{fmt::format(".{}", name_of(f))}) {
     EXPECT_EQ(read_file(dir / ("a" + suffix)), read_file(dir / ("b" + suffix))) << suffix;
   }
   // Importing an export and exporting again gives the same file, but for the ids.

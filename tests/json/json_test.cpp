@@ -1,6 +1,6 @@
 // propgraph::json: round trips of every type through JSON text, the typed-number rule shared
 // with NDJSON, and the errors malformed input gets.
-#include <gtest/gtest.h>
+#include "propgraph/json.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "propgraph/io/ndjson.hpp"
-#include "propgraph/json.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 
 namespace {
@@ -82,9 +83,9 @@ TEST(JsonValue, NullBoolStringsAndUnicode) {
   EXPECT_TRUE(through_text(Value()).is_null());
   EXPECT_EQ(through_text(Value(true)), Value(true));
   EXPECT_EQ(through_text(Value(false)), Value(false));
-  for (std::string s : {std::string(""), std::string("plain"), std::string("Zoë, 日本語, \xF0\x9F\x98\x80 (U+1F600)"),
-                        std::string("quote \" backslash \\ tab \t newline \n nul \0 end"sv),
-                        std::string("\x01\x1f\x7f")}) {
+  for (std::string s :
+       {std::string(""), std::string("plain"), std::string("Zoë, 日本語, \xF0\x9F\x98\x80 (U+1F600)"),
+        std::string("quote \" backslash \\ tab \t newline \n nul \0 end"sv), std::string("\x01\x1f\x7f")}) {
     const Value back = through_text(Value(s));
     ASSERT_TRUE(back.is_string());
     EXPECT_EQ(back.as_string(), s);
@@ -94,7 +95,8 @@ TEST(JsonValue, NullBoolStringsAndUnicode) {
 }
 
 TEST(JsonValue, ListsKeepTheirElementsTypes) {
-  const Value list = Value::list({1, 2.0, "three", nullptr, true, Value::list({}), Value::list({Value::list({4, 4.5})})});
+  const Value list =
+      Value::list({1, 2.0, "three", nullptr, true, Value::list({}), Value::list({Value::list({4, 4.5})})});
   const Value back = through_text(list);
   EXPECT_EQ(back, list);
   ASSERT_TRUE(back.is_list());
@@ -151,9 +153,8 @@ TEST(JsonModel, ResultRecords) {
   EXPECT_EQ(through_text(next), next);
   EXPECT_TRUE(json(start)["parent"].is_null());
 
-  const propgraph::Cycle cycle{propgraph::Path{{alice(), alice()},
-                                               {propgraph::Edge{ElementId("g1:e9"), "SELF", ElementId("g1:v1"),
-                                                                ElementId("g1:v1"), {}}}}};
+  const propgraph::Cycle cycle{propgraph::Path{
+      {alice(), alice()}, {propgraph::Edge{ElementId("g1:e9"), "SELF", ElementId("g1:v1"), ElementId("g1:v1"), {}}}}};
   EXPECT_EQ(through_text(cycle), cycle);
 
   const propgraph::Upserted upserted{alice(), true};
@@ -237,9 +238,7 @@ TEST(JsonErrors, MalformedTextNamesLineAndColumn) {
 }
 
 TEST(JsonErrors, MissingAndMistypedFieldsAreNamed) {
-  auto has = [](const std::string& what, std::string_view part) {
-    return what.find(part) != std::string::npos;
-  };
+  auto has = [](const std::string& what, std::string_view part) { return what.find(part) != std::string::npos; };
   std::string what = read_error<propgraph::Vertex>(R"({"label":"Person"})");
   EXPECT_TRUE(has(what, "JSON Vertex") && has(what, "missing field \"id\"")) << what;
 
@@ -272,7 +271,8 @@ TEST(JsonErrors, MissingAndMistypedFieldsAreNamed) {
   what = read_error<propgraph::Degree>(R"({"id":"v","in":1.5,"out":2})");
   EXPECT_TRUE(has(what, "field in") && has(what, "expected a JSON integer")) << what;
 
-  what = read_error<propgraph::Path>(R"({"vertices":[{"id":"a","label":"P"}],"edges":[{"id":"e","label":"K","from":"a","to":"b"}]})");
+  what = read_error<propgraph::Path>(
+      R"({"vertices":[{"id":"a","label":"P"}],"edges":[{"id":"e","label":"K","from":"a","to":"b"}]})");
   EXPECT_TRUE(has(what, "a path of 1 edges needs 2 vertices, got 1")) << what;
 
   what = read_error<propgraph::Visit>(R"({"vertex":{"id":"a","label":"P"},"depth":9999999999})");

@@ -1,5 +1,5 @@
 // LatencyGraph: every call waits, then delegates unchanged; fibers overlap their waits.
-#include <gtest/gtest.h>
+#include "propgraph/latency/latency_graph.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -13,10 +13,10 @@
 
 #include <boost/fiber/fiber.hpp>
 #include <boost/fiber/operations.hpp>
+#include <gtest/gtest.h>
 
 #include "propgraph/errors.hpp"
 #include "propgraph/fiber.hpp"
-#include "propgraph/latency/latency_graph.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 
 namespace {
@@ -55,15 +55,24 @@ std::vector<Step> every_method(const Fixture& f) {
       {"drop_graph", [](GraphOperations& g) { g.drop_graph("other"); }},
       {"vertex_labels", [](GraphOperations& g) { (void)g.vertex_labels(); }},
       {"edge_labels", [](GraphOperations& g) { (void)g.edge_labels(); }},
-      {"create_vertex", [](GraphOperations& g) { g.create_vertex("Person", {{"name", "Eve"}}); }},
+      {"create_vertex",
+       [](GraphOperations& g) {
+         g.create_vertex("Person", {{"name", "Eve"}});
+       }},
       {"find_vertex_by_id", [&](GraphOperations& g) { (void)g.find_vertex_by_id("Person", f.alice); }},
       {"find_vertices_by_label", [](GraphOperations& g) { (void)g.find_vertices_by_label("Person"); }},
-      {"update_vertex", [&](GraphOperations& g) { g.update_vertex("Person", f.alice, {{"age", 31}}); }},
+      {"update_vertex",
+       [&](GraphOperations& g) {
+         g.update_vertex("Person", f.alice, {{"age", 31}});
+       }},
       {"count_vertices", [](GraphOperations& g) { (void)g.count_vertices("Person"); }},
       {"create_edge", [&](GraphOperations& g) { g.create_edge(f.alice, f.bob, "LIKES"); }},
       {"find_edge_by_id", [&](GraphOperations& g) { (void)g.find_edge_by_id("KNOWS", f.knows); }},
       {"find_edges_by_label", [](GraphOperations& g) { (void)g.find_edges_by_label("KNOWS"); }},
-      {"update_edge", [&](GraphOperations& g) { g.update_edge("KNOWS", f.knows, {{"since", 2000}}); }},
+      {"update_edge",
+       [&](GraphOperations& g) {
+         g.update_edge("KNOWS", f.knows, {{"since", 2000}});
+       }},
       {"count_edges", [](GraphOperations& g) { (void)g.count_edges("KNOWS"); }},
       {"neighbors", [&](GraphOperations& g) { (void)g.neighbors(f.alice); }},
       {"shortest_path", [&](GraphOperations& g) { (void)g.shortest_path(f.alice, f.charlie); }},
@@ -281,8 +290,8 @@ TEST(LatencyOptions, RejectsOutOfRangeFields) {
 TEST(LatencyOptions, HugeDrawsClampInsteadOfOverflowing) {
   constexpr auto max = std::chrono::nanoseconds::max();
   const std::vector<LatencyOptions> huge{
-      LatencyOptions::uniform(max, max, 1),     LatencyOptions::normal(max, max, 2),
-      LatencyOptions::normal(max / 2, max, 3),  LatencyOptions::exponential(max, 4),
+      LatencyOptions::uniform(max, max, 1),    LatencyOptions::normal(max, max, 2),
+      LatencyOptions::normal(max / 2, max, 3), LatencyOptions::exponential(max, 4),
       LatencyOptions::lognormal(max, max, 5),
   };
   for (const auto& options : huge) {

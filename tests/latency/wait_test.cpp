@@ -1,11 +1,10 @@
 // The fiber-aware wait: suspends a fiber, blocks a plain thread.
-#include <gtest/gtest.h>
+#include "propgraph/latency/wait.hpp"
 
 #include <chrono>
 
 #include <boost/fiber/fiber.hpp>
-
-#include "propgraph/latency/wait.hpp"
+#include <gtest/gtest.h>
 
 namespace {
 

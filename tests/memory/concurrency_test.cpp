@@ -1,7 +1,5 @@
 // MemoryGraph used from several threads at once: mixed writes and reads on one graph, then a
 // check that the final graph is exactly what the successful writes imply.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "propgraph/errors.hpp"
 #include "propgraph/fmt.hpp"
@@ -74,9 +73,7 @@ struct ThreadLog {
 void run_worker(MemoryGraph& g, VertexPool& pool, ThreadLog& log, int thread, std::latch& start) {
   std::mt19937 rng(1234 + thread);
   auto percent = std::uniform_int_distribution<int>(0, 99);
-  auto index = [&](std::size_t size) {
-    return std::uniform_int_distribution<std::size_t>(0, size - 1)(rng);
-  };
+  auto index = [&](std::size_t size) { return std::uniform_int_distribution<std::size_t>(0, size - 1)(rng); };
   start.arrive_and_wait();
 
   for (int op = 0; op < kOperationsPerThread; ++op) {
@@ -112,8 +109,7 @@ void run_worker(MemoryGraph& g, VertexPool& pool, ThreadLog& log, int thread, st
       } else {
         log.vanished_edges.push_back(edge.id);
       }
-      log.live_edge_positions.erase(log.live_edge_positions.begin() +
-                                    static_cast<std::ptrdiff_t>(at));
+      log.live_edge_positions.erase(log.live_edge_positions.begin() + static_cast<std::ptrdiff_t>(at));
     } else if (roll < 78) {
       const auto start_id = pool.pick(rng);
       if (!start_id) continue;
@@ -124,8 +120,8 @@ void run_worker(MemoryGraph& g, VertexPool& pool, ThreadLog& log, int thread, st
       const auto start_id = pool.pick(rng);
       if (!start_id) continue;
       const auto visits = (roll % 2 == 0) ? g.bfs(*start_id) : g.dfs(*start_id);
-      if (!visits.empty() && (visits.front().vertex.id != *start_id || visits.front().depth != 0 ||
-                              visits.front().parent)) {
+      if (!visits.empty() &&
+          (visits.front().vertex.id != *start_id || visits.front().depth != 0 || visits.front().parent)) {
         log.violation("traversal did not start at its start");
       }
     } else if (roll < 90) {
@@ -217,8 +213,7 @@ TEST(MemoryGraphConcurrency, MixedWritesAndReadsLeaveAConsistentGraph) {
     for (const auto& e : log.created_edges) {
       created_edge_ids.insert(e.id);
       by_id[e.id] = &e;
-      const bool should_exist =
-          !log.deleted_edges.contains(e.id) && alive.contains(e.from) && alive.contains(e.to);
+      const bool should_exist = !log.deleted_edges.contains(e.id) && alive.contains(e.from) && alive.contains(e.to);
       expected_edges += should_exist ? 1 : 0;
       EXPECT_EQ(g.find_edge_by_id(kEdgeLabel, e.id).has_value(), should_exist)
           << "edge " << e.id.str() << " " << e.from.str() << "->" << e.to.str();
@@ -270,8 +265,7 @@ TEST(MemoryGraphConcurrency, ConcurrentCreatesGetDistinctIds) {
   for (int t = 0; t < kThreads; ++t) {
     const auto& mine = vertex_ids[static_cast<std::size_t>(t)];
     all_vertices.insert(mine.begin(), mine.end());
-    all_edges.insert(edge_ids[static_cast<std::size_t>(t)].begin(),
-                     edge_ids[static_cast<std::size_t>(t)].end());
+    all_edges.insert(edge_ids[static_cast<std::size_t>(t)].begin(), edge_ids[static_cast<std::size_t>(t)].end());
     // One thread's ids ascend in its creation order.
     EXPECT_TRUE(std::is_sorted(mine.begin(), mine.end()));
   }

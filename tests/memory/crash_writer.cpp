@@ -23,7 +23,9 @@ int main(int argc, char** argv) {
   const int gen = std::atoi(argv[4]);
   const std::string policy = argv[2];
   MemoryOptions options{.data_dir = argv[1]};
-  options.sync = policy == "none" ? SyncPolicy::none : policy == "interval" ? SyncPolicy::interval : SyncPolicy::every_commit;
+  options.sync = policy == "none"       ? SyncPolicy::none
+                 : policy == "interval" ? SyncPolicy::interval
+                                        : SyncPolicy::every_commit;
   options.sync_interval = std::chrono::milliseconds(5);
   options.checkpoint_log_bytes = 64 << 10;  // checkpoints happen during the run too
   MemoryGraph graph(options);

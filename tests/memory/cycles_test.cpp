@@ -3,8 +3,6 @@
 //   - which cycles: every vertex sequence that closes a simple cycle, tried one by one;
 //   - in which order: the unpruned depth-first search the contract describes (roots by
 //     ascending id, edges in id order, the lowest-id edge of parallel ones).
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <climits>
 #include <cstddef>
@@ -16,6 +14,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "propgraph/memory/memory_graph.hpp"
 
@@ -195,11 +195,13 @@ void compare(GraphOperations& g, const Model& m, const std::vector<ElementId>& v
   for (std::size_t i = 0; i < vids.size(); ++i) vertex_index[std::string(vids[i].str())] = static_cast<int>(i);
   for (std::size_t i = 0; i < eids.size(); ++i) edge_index[std::string(eids[i].str())] = static_cast<int>(i);
   for (int depth : {1, 2, 3, 4, 5, 8, INT_MAX}) {
-    for (const std::optional<std::string>& vertex_label : {std::optional<std::string>{}, std::optional<std::string>{"A"}}) {
-      for (const std::optional<std::string>& edge_label : {std::optional<std::string>{}, std::optional<std::string>{"X"}}) {
+    for (const std::optional<std::string>& vertex_label :
+         {std::optional<std::string>{}, std::optional<std::string>{"A"}}) {
+      for (const std::optional<std::string>& edge_label :
+           {std::optional<std::string>{}, std::optional<std::string>{"X"}}) {
         for (std::size_t max_cycles : {std::size_t{1'000'000}, std::size_t{1}, std::size_t{3}}) {
-          const CycleOptions o{.vertex_label = vertex_label, .edge_label = edge_label, .max_depth = depth,
-                               .max_cycles = max_cycles};
+          const CycleOptions o{
+              .vertex_label = vertex_label, .edge_label = edge_label, .max_depth = depth, .max_cycles = max_cycles};
           std::vector<Found> got;
           for (const Cycle& c : g.detect_cycles(o)) {
             Found f;

@@ -2,7 +2,7 @@
 // takes far longer than its budget, the call throws Timeout and leaves the graph as it was. The
 // tests assert the exception, never a duration; the sizes give each call a run time of well over
 // 100 ms on the project's machines (measured once), against a 10 ms budget.
-#include <gtest/gtest.h>
+#include "propgraph/deadline.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -11,7 +11,8 @@
 #include <memory>
 #include <vector>
 
-#include "propgraph/deadline.hpp"
+#include <gtest/gtest.h>
+
 #include "propgraph/errors.hpp"
 #include "propgraph/generate.hpp"
 #include "propgraph/memory/memory_graph.hpp"
@@ -89,8 +90,7 @@ TEST_F(MemoryGraphDeadline, CycleAndPathEnumerationsOverBudgetThrowTimeout) {
     // Without a deadline each takes a few hundred milliseconds or more (a hundred thousand
     // cycles; twenty thousand paths between the two hubs).
     EXPECT_THROW((void)graph_->detect_cycles({.max_depth = 4, .max_cycles = 100'000}), Timeout);
-    EXPECT_THROW((void)graph_->all_paths(ids_[hub_], ids_[other_hub_], {.max_depth = 6, .max_paths = 20'000}),
-                 Timeout);
+    EXPECT_THROW((void)graph_->all_paths(ids_[hub_], ids_[other_hub_], {.max_depth = 6, .max_paths = 20'000}), Timeout);
   }
   EXPECT_TRUE(observe() == before) << "the graph changed";
 }

@@ -1,12 +1,12 @@
 // MemoryGraph at input extremes: traversals over 100k-step paths on a 64 KiB fiber stack, and
 // edge weights that are not finite.
-#include <gtest/gtest.h>
-
 #include <climits>
 #include <cstddef>
 #include <limits>
 #include <utility>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "propgraph/errors.hpp"
 #include "propgraph/memory/memory_graph.hpp"

@@ -1,7 +1,5 @@
 // Durable MemoryGraph: round trips through checkpoint, restart and log replay; torn and damaged
 // files; a failing disk; real processes killed with SIGKILL while they write.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -23,9 +21,11 @@
 #include <optional>
 #include <random>
 #include <set>
-#include <tuple>
 #include <sstream>
 #include <thread>
+#include <tuple>
+
+#include <gtest/gtest.h>
 
 #include "memory/durable/files.hpp"
 #include "propgraph/deadline.hpp"
@@ -77,8 +77,12 @@ void populate(MemoryGraph& g) {
   g.create_index("Person", "age");
   ValueList big;
   for (int i = 0; i < 2000; ++i) big.push_back(i % 3 == 0 ? Value(i) : i % 3 == 1 ? Value(i * 0.5) : Value("s"));
-  auto alice = g.create_vertex("Person", {{"name", "Alice"}, {"email", "a@x"}, {"age", 30}, {"score", 1.5},
-                                          {"ok", true}, {"tags", Value::list({1, "two", 3.0, Value::list({})})}});
+  auto alice = g.create_vertex("Person", {{"name", "Alice"},
+                                          {"email", "a@x"},
+                                          {"age", 30},
+                                          {"score", 1.5},
+                                          {"ok", true},
+                                          {"tags", Value::list({1, "two", 3.0, Value::list({})})}});
   auto bob = g.create_vertex("Person", {{"name", "Bøb ✓ 日本"}, {"email", "b@x"}, {"age", 25}, {"big", big}});
   auto gone = g.create_vertex("Person", {{"name", "Gone"}, {"email", "g@x"}});
   auto city = g.create_vertex("City", {{"name", "Zürich"}, {"nan", std::nan("")}, {"neg", -0.0}});
@@ -179,7 +183,8 @@ TEST(Durability, ATornLastRecordIsDroppedAtEveryByteOffset) {
     TempDir copy;
     fs::copy(dir.path(), copy.path());
     fs::remove(copy.path() / "LOCK");
-    std::ofstream(copy.path() / log.filename(), std::ios::binary | std::ios::trunc).write(full.data(), static_cast<std::streamsize>(cut));
+    std::ofstream(copy.path() / log.filename(), std::ios::binary | std::ios::trunc)
+        .write(full.data(), static_cast<std::streamsize>(cut));
     MemoryGraph g(durable(copy.path()));
     ASSERT_EQ(describe(g), before_last) << "cut at " << cut;
   }
@@ -282,8 +287,9 @@ std::vector<ElementId> add_many_edges(MemoryGraph& g, int count) {
     } else if (i % 7 != 0) {
       props = {{"w", i}};
     }
-    edges.push_back({people[static_cast<std::size_t>(i * 7919) % people.size()], people[static_cast<std::size_t>(i) % people.size()],
-                     i % 3 == 0 ? "KNOWS" : "FOLLOWS", std::move(props)});
+    edges.push_back({people[static_cast<std::size_t>(i * 7919) % people.size()],
+                     people[static_cast<std::size_t>(i) % people.size()], i % 3 == 0 ? "KNOWS" : "FOLLOWS",
+                     std::move(props)});
   }
   auto ids = g.create_edges(edges);
   for (std::size_t i = 0; i < ids.size(); i += 11) EXPECT_TRUE(g.delete_edge(i % 3 == 0 ? "KNOWS" : "FOLLOWS", ids[i]));
@@ -339,7 +345,8 @@ TEST(Durability, DamageInAnEdgeBlockRefusesToOpenNamingFileAndOffset) {
 class FailingDisk {
  public:
   FailingDisk(detail::durable::FileOp op, int err) {
-    detail::durable::set_fault_injector([op, err](detail::durable::FileOp o, const fs::path&) { return o == op ? err : 0; });
+    detail::durable::set_fault_injector(
+        [op, err](detail::durable::FileOp o, const fs::path&) { return o == op ? err : 0; });
   }
   ~FailingDisk() { detail::durable::set_fault_injector({}); }
 };
@@ -548,7 +555,8 @@ Acked run_and_kill(const fs::path& dir, const std::string& policy, std::chrono::
   std::string dir_arg = dir.string();
   std::string threads = "4";
   std::string gen = std::to_string(generation);
-  char* argv[] = {binary.data(), dir_arg.data(), const_cast<char*>(policy.c_str()), threads.data(), gen.data(), nullptr};
+  char* argv[] = {binary.data(),  dir_arg.data(), const_cast<char*>(policy.c_str()),
+                  threads.data(), gen.data(),     nullptr};
   pid_t pid;
   EXPECT_EQ(posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv, environ), 0);
   posix_spawn_file_actions_destroy(&actions);
@@ -565,7 +573,8 @@ Acked run_and_kill(const fs::path& dir, const std::string& policy, std::chrono::
   ::waitpid(pid, &status, 0);
   reader.join();
   ::close(pipe_fds[0]);
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "the writer ended on its own: " << output.substr(0, 500);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      << "the writer ended on its own: " << output.substr(0, 500);
   Acked acked;
   std::istringstream lines(output);
   std::string line;
@@ -622,7 +631,8 @@ Found check_after_crash(const fs::path& dir, const Acked& acked, bool every_ack_
       for (const auto& [writer, seqs] : *acks) {
         for (auto seq : seqs) {
           EXPECT_TRUE((found.writes[{generation, writer}].contains(seq)))
-              << "generation " << generation << ": acknowledged write lost (writer " << writer << ", seq " << seq << ")";
+              << "generation " << generation << ": acknowledged write lost (writer " << writer << ", seq " << seq
+              << ")";
         }
       }
     }

@@ -3,15 +3,6 @@
 // strong component sets, page_rank scores. Each comparison runs on a graph loaded in bulk
 // (its adjacency laid out at once, in vertex order) and on the same graph grown edge by edge
 // (lists appended to and moved as they grow); both hold the same lists.
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-
-#include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/compressed_sparse_row_graph.hpp>
-#include <boost/graph/page_rank.hpp>
-#include <boost/graph/strong_components.hpp>
-#include <boost/pending/disjoint_sets.hpp>
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -21,6 +12,14 @@
 #include <thread>
 #include <unordered_map>
 #include <vector>
+
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
+#include <boost/graph/page_rank.hpp>
+#include <boost/graph/strong_components.hpp>
+#include <boost/pending/disjoint_sets.hpp>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "propgraph/generate.hpp"
 #include "propgraph/memory/memory_graph.hpp"
@@ -51,8 +50,8 @@ TEST(Generators, SizesAndRanges) {
     }
   }
   for (auto [u, v] : random.edges) ASSERT_NE(u, v);  // no self-loops
-  EXPECT_TRUE(std::is_sorted(random.edges.begin(), random.edges.end(),
-                             [](auto a, auto b) { return a.first < b.first; }));
+  EXPECT_TRUE(
+      std::is_sorted(random.edges.begin(), random.edges.end(), [](auto a, auto b) { return a.first < b.first; }));
   // R-MAT is skewed: the busiest vertex has far more than the average degree of 10.
   std::vector<int> degree(1000);
   for (auto [u, v] : rmat.edges) ++degree[u];
@@ -368,7 +367,8 @@ TEST(GeneratedGraphs, ReadersRaceAWriterThatChangesTheAdjacency) {
     if (i % 3 == 0) f.graph.delete_vertex("Node", v.id);
     if (i % 20 == 0) {
       batch.clear();
-      for (std::size_t k = 0; k < 6000; ++k) batch.push_back({f.ids[(k * 7 + i) % 3000], f.ids[(k * 13) % 3000], "LINK", {}});
+      for (std::size_t k = 0; k < 6000; ++k)
+        batch.push_back({f.ids[(k * 7 + i) % 3000], f.ids[(k * 13) % 3000], "LINK", {}});
       f.graph.create_edges(batch);
     }
   }

@@ -2,13 +2,13 @@
 // the label gives, in the same order, through every write path. Random operation sequences
 // over small value domains (so filters hit often), with the typed-equality corner cases
 // (int 1 vs double 1.0, -0.0 vs 0.0, NaN, lists, null filter values).
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "propgraph/memory/memory_graph.hpp"
 
@@ -82,13 +82,16 @@ TEST_P(IndexPropertyTest, IndexedFiltersEqualAnUnindexedScanThroughRandomWrites)
   for (int step = 0; step < 400; ++step) {
     const auto& label = kLabels[rng() % kLabels.size()];
     switch (rng() % 10) {
-      case 0: case 1: case 2: {
+      case 0:
+      case 1:
+      case 2: {
         auto v = g.create_vertex(label, random_properties(rng, false));
         vertices.push_back(v.id);
         vertex_label_of.push_back(label);
         break;
       }
-      case 3: case 4: {
+      case 3:
+      case 4: {
         if (vertices.size() < 2) break;
         auto e = g.create_edge(vertices[rng() % vertices.size()], vertices[rng() % vertices.size()], label,
                                random_properties(rng, false));

@@ -5,8 +5,6 @@
 // self-loops, parallel edges and two-edge cycles. The reference is that one-sided search as
 // GraphOperations::bfs runs it. Small graphs get their lists appended to edge by edge, medium ones
 // laid out in bulk, and one pass runs inside a transaction with pending writes.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -20,6 +18,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "propgraph/deadline.hpp"
 #include "propgraph/errors.hpp"
@@ -85,7 +84,8 @@ class OneSided {
  public:
   OneSided(GraphOperations& g, Incident& incident, const ElementId& from, const PathOptions& options)
       : incident_(incident), options_(options) {
-    const TraversalOptions all{.edge_label = options.edge_label, .direction = options.direction,
+    const TraversalOptions all{.edge_label = options.edge_label,
+                               .direction = options.direction,
                                .max_depth = options.max_depth,
                                .max_vertices = std::numeric_limits<std::size_t>::max()};
     for (auto& visit : g.bfs(from, all)) {
@@ -176,8 +176,8 @@ Coverage compare(GraphOperations& g, const std::vector<ElementId>& vertices, con
             const auto actual = route(g.shortest_path(start, target, options));
             if (actual != expected) {
               ADD_FAILURE() << start.str() << " to " << target.str() << ", direction " << name(d) << ", label "
-                            << label.value_or("any") << ", max_depth " << depth << "\n  expected "
-                            << describe(expected) << "\n  got      " << describe(actual);
+                            << label.value_or("any") << ", max_depth " << depth << "\n  expected " << describe(expected)
+                            << "\n  got      " << describe(actual);
               return c;
             }
             if (expected) {
@@ -215,8 +215,8 @@ struct Loaded {
   [[nodiscard]] std::vector<ElementId> starts(int n, std::uint32_t seed) const {
     std::vector<std::uint32_t> degree(vertices.size());
     for (auto [u, v] : list) ++degree[u];
-    std::vector<ElementId> result{vertices[static_cast<std::size_t>(
-        std::max_element(degree.begin(), degree.end()) - degree.begin())]};
+    std::vector<ElementId> result{
+        vertices[static_cast<std::size_t>(std::max_element(degree.begin(), degree.end()) - degree.begin())]};
     std::mt19937 random(seed);
     for (int i = 0; i < n; ++i) result.push_back(vertices[random() % vertices.size()]);
     return result;

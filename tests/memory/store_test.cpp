@@ -2,10 +2,9 @@
 // arena, the property heap, the packed property codec, the property index, pages given back by deleted slots and by
 // traversal scratch, linking a store in bulk (on one thread and on two) and edge by edge, a store
 // assigned from records and the same elements pushed one by one, edge maps found by their run
-// against the ones the slots name, populating memory behind a writer's back, and the two ways breadth_first finds a level (top-down and bottom-up give the
-// same queue and parents).
-#include <fmt/format.h>
-#include <gtest/gtest.h>
+// against the ones the slots name, populating memory behind a writer's back, and the two ways breadth_first finds a
+// level (top-down and bottom-up give the same queue and parents).
+#include "memory/store.hpp"
 
 #include <sys/mman.h>
 
@@ -20,9 +19,11 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
 #include "memory/algorithms/breadth_first.hpp"
 #include "memory/scratch.hpp"
-#include "memory/store.hpp"
 #include "memory/view.hpp"
 #include "propgraph/errors.hpp"
 #include "propgraph/generate.hpp"
@@ -154,11 +155,23 @@ TEST(PackedProperties, DoublesComeBackBitForBitInFourBytesWhenAFloatHoldsThem) {
   const std::size_t eight = PackedProperties(Properties{{"w", 0.1}}).bytes().size();
   // double, whether a float holds it exactly
   const std::vector<std::pair<double, bool>> cases = {
-      {0.5, true}, {6.5, true}, {-2.0, true}, {0.0, true}, {-0.0, true}, {1e10, true}, {inf, true}, {-inf, true},
-      {std::numeric_limits<double>::quiet_NaN(), true}, {static_cast<double>(std::numeric_limits<float>::max()), true},
-      {static_cast<double>(std::numeric_limits<float>::min()), true}, {0.1, false}, {16777217.0, false},
+      {0.5, true},
+      {6.5, true},
+      {-2.0, true},
+      {0.0, true},
+      {-0.0, true},
+      {1e10, true},
+      {inf, true},
+      {-inf, true},
+      {std::numeric_limits<double>::quiet_NaN(), true},
+      {static_cast<double>(std::numeric_limits<float>::max()), true},
+      {static_cast<double>(std::numeric_limits<float>::min()), true},
+      {0.1, false},
+      {16777217.0, false},
       {static_cast<double>(std::numeric_limits<float>::denorm_min()), false},  // subnormal floats are not used
-      {1e300, false}, {std::numeric_limits<double>::denorm_min(), false}, {std::numeric_limits<double>::min(), false},
+      {1e300, false},
+      {std::numeric_limits<double>::denorm_min(), false},
+      {std::numeric_limits<double>::min(), false},
       {3.4028235677973366e38, false}};  // just above the largest float
   for (const auto& [d, fits] : cases) {
     SCOPED_TRACE(fmt::format("{} ({:#x})", d, bits(d)));
@@ -420,9 +433,9 @@ struct PrefixOnly {
 };
 
 TEST(Ids, MakeAndParseRoundTripAtEveryDigitCount) {
-  std::vector<Slot> slots{0,         1,          9,         10,        11,        99,         100,       101,
-                          999,       1000,       9999,      10000,     12345,     99999,      100000,    1234567,
-                          99999999,  100000000,  999999999, 1000000000, 2147483646, 4294967294};
+  std::vector<Slot> slots{0,        1,         9,         10,         11,         99,        100,    101,
+                          999,      1000,      9999,      10000,      12345,      99999,     100000, 1234567,
+                          99999999, 100000000, 999999999, 1000000000, 2147483646, 4294967294};
   for (Slot s = 0; s < 2000; ++s) slots.push_back(s);
   for (const std::string prefix : {"g1:", "g0123abcd:", "a-prefix-much-longer-than-ids-fit-inline:"}) {
     const PrefixOnly g{prefix};
@@ -656,9 +669,9 @@ BfsRun run_bfs(const Store& s, Slot start, const EdgeFilter& f, int max_depth, B
                std::size_t max_vertices) {
   static const std::string prefix = "g0:";
   const CommittedView g(s, prefix);
-  const std::size_t visited =
-      breadth_first(g, StoreAdjacency{&s}, start, f, max_depth,
-                    [&, count = std::size_t{0}](Slot, int) mutable { return ++count < max_vertices; }, "bfs", strategy);
+  const std::size_t visited = breadth_first(
+      g, StoreAdjacency{&s}, start, f, max_depth,
+      [&, count = std::size_t{0}](Slot, int) mutable { return ++count < max_vertices; }, "bfs", strategy);
   const Marks& m = scratch();
   BfsRun r;
   r.queue.assign(m.queue.begin(), m.queue.begin() + static_cast<std::ptrdiff_t>(visited));

@@ -1,10 +1,10 @@
 // MemoryGraph's transactions: what its documentation promises beyond the conformance suite
 // (isolation, who waits for whom, conflicts, the overlay's view of every read).
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <chrono>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "propgraph/deadline.hpp"
 #include "propgraph/fmt.hpp"

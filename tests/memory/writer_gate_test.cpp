@@ -1,6 +1,6 @@
 // MemoryGraph's waiting primitives: ThreadFiberCondition (plain threads block, fibers suspend),
 // the WriterGate built on it, and the ReaderWriterLock around the store.
-#include <gtest/gtest.h>
+#include "memory/writer_gate.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -11,10 +11,10 @@
 #include <vector>
 
 #include <boost/fiber/all.hpp>
+#include <gtest/gtest.h>
 
 #include "memory/reader_writer_lock.hpp"
 #include "memory/thread_fiber_condition.hpp"
-#include "memory/writer_gate.hpp"
 
 namespace propgraph::detail {
 namespace {
@@ -73,7 +73,9 @@ TEST(ThreadFiberCondition, ADeadlineEndsTheWaitWithFalse) {
   ThreadFiberCondition condition;
   EXPECT_FALSE(condition.wait_until([] { return false; }, DeadlineClock::now() + 5ms));
   bool on_fiber = true;
-  boost::fibers::fiber([&] { on_fiber = condition.wait_until([] { return false; }, DeadlineClock::now() + 5ms); }).join();
+  boost::fibers::fiber([&] {
+    on_fiber = condition.wait_until([] { return false; }, DeadlineClock::now() + 5ms);
+  }).join();
   EXPECT_FALSE(on_fiber);
   EXPECT_TRUE(condition.wait_until([] { return true; }, DeadlineClock::now() - 1s));  // holds already
 }

@@ -1,7 +1,5 @@
 // InstrumentedGraph: counters after known sequences of calls (errors and transactions
 // included), the latency buckets, and the Prometheus text format.
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -13,6 +11,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "propgraph/errors.hpp"
 #include "propgraph/memory/memory_graph.hpp"
@@ -257,8 +257,9 @@ TEST(Prometheus, TextFormatParsesAndAddsUp) {
             std::nullopt);
   EXPECT_EQ(value("propgraph_call_duration_seconds_count", {{"operation", "find_vertex"}}), 5.0);
   EXPECT_EQ(value("propgraph_call_duration_seconds_bucket", {{"operation", "find_vertex"}, {"le", "+Inf"}}), 5.0);
-  EXPECT_EQ(value("propgraph_call_duration_seconds_bucket", {{"operation", "find_vertex"}, {"le", "1e-06"}}).has_value(),
-            true);
+  EXPECT_EQ(
+      value("propgraph_call_duration_seconds_bucket", {{"operation", "find_vertex"}, {"le", "1e-06"}}).has_value(),
+      true);
   EXPECT_GT(*value("propgraph_call_duration_seconds_sum", {{"operation", "find_vertex"}}), 0.0);
 
   // Each histogram: bounds increase, counts are cumulative, +Inf equals _count.

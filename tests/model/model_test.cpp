@@ -1,5 +1,5 @@
 // The value model: Value, Properties, ElementId, labels and the {fmt} formatters.
-#include <gtest/gtest.h>
+#include "propgraph/model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,10 +13,10 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "propgraph/errors.hpp"
 #include "propgraph/fmt.hpp"
-#include "propgraph/model.hpp"
 #include "propgraph/operations.hpp"
 
 namespace propgraph {
@@ -107,8 +107,7 @@ TEST(Value, UnsignedAboveInt64MaxThrows) {
   EXPECT_EQ(Value(max).as_int(), std::numeric_limits<std::int64_t>::max());
   EXPECT_THROW(Value(max + 1), InvalidArgument);
   EXPECT_THROW(Value(std::numeric_limits<std::uint64_t>::max()), InvalidArgument);
-  EXPECT_EQ(Value(std::numeric_limits<std::int64_t>::min()).as_int(),
-            std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(Value(std::numeric_limits<std::int64_t>::min()).as_int(), std::numeric_limits<std::int64_t>::min());
 }
 
 // Characters are not values (they used to become the bool true): a Value, a Properties entry and
@@ -120,7 +119,9 @@ concept value_from = requires(C c) {
   { Value(c) } -> std::same_as<Value>;
 };
 template <class C>
-concept properties_entry_from = requires(C c) { Properties{{"initial", c}}; };
+concept properties_entry_from = requires(C c) {
+  Properties{{"initial", c}};
+};
 template <class C>
 concept vertex_property_from = requires(propgraph::GraphOperations& g, C c) {
   g.create_vertex("Person", {{"grade", c}});
@@ -332,11 +333,10 @@ TEST(ElementId, OrderingIsShortlex) {
   EXPECT_FALSE(ElementId("aa") < ElementId("b"));
   EXPECT_EQ(ElementId("x") <=> ElementId("x"), std::strong_ordering::equal);
   EXPECT_EQ(ElementId("zz") <=> ElementId("aaa"), std::strong_ordering::less);
-  std::vector<ElementId> ids{ElementId("v10"), ElementId("v2"), ElementId("v1"), ElementId("v100"),
-                             ElementId("w1")};
+  std::vector<ElementId> ids{ElementId("v10"), ElementId("v2"), ElementId("v1"), ElementId("v100"), ElementId("w1")};
   std::sort(ids.begin(), ids.end());
-  EXPECT_EQ(ids, (std::vector<ElementId>{ElementId("v1"), ElementId("v2"), ElementId("w1"),
-                                         ElementId("v10"), ElementId("v100")}));
+  EXPECT_EQ(ids, (std::vector<ElementId>{ElementId("v1"), ElementId("v2"), ElementId("w1"), ElementId("v10"),
+                                         ElementId("v100")}));
 }
 
 TEST(ElementId, EqualityAndStringRoundTrip) {
@@ -402,9 +402,19 @@ TEST(Labels, ValidLabels) {
 }
 
 TEST(Labels, InvalidLabels) {
-  const std::vector<std::string> invalid{"",     "1a",       "9",     "a b",    " a",
-                                         "a ",   "a-b",      "a.b",   "Pérson", "a\n",
-                                         "a\tb", std::string(64, 'a'), std::string("a\0b", 3)};
+  const std::vector<std::string> invalid{"",
+                                         "1a",
+                                         "9",
+                                         "a b",
+                                         " a",
+                                         "a ",
+                                         "a-b",
+                                         "a.b",
+                                         "Pérson",
+                                         "a\n",
+                                         "a\tb",
+                                         std::string(64, 'a'),
+                                         std::string("a\0b", 3)};
   for (const auto& label : invalid) {
     EXPECT_FALSE(propgraph::is_valid_label(label)) << '"' << label << '"';
     EXPECT_THROW(propgraph::validate_label(label), InvalidArgument) << '"' << label << '"';
@@ -412,8 +422,7 @@ TEST(Labels, InvalidLabels) {
 }
 
 TEST(Labels, ValidateLabelNamesTheArgument) {
-  const auto message =
-      invalid_argument_message([] { propgraph::validate_label("bad label", "edge label"); });
+  const auto message = invalid_argument_message([] { propgraph::validate_label("bad label", "edge label"); });
   ASSERT_TRUE(message);
   EXPECT_NE(message->find("edge label"), std::string::npos) << *message;
 }
@@ -471,10 +480,8 @@ TEST(Format, ValueRejectsFormatSpecs) {
 
 TEST(Format, PropertiesSortedByKey) {
   EXPECT_EQ(fmt::format("{}", Properties()), "{}");
-  EXPECT_EQ(fmt::format("{}", Properties{{"name", "Alice"}, {"age", 30}}),
-            "{age: 30, name: \"Alice\"}");
-  EXPECT_EQ(fmt::format("{}", Properties{{"w", 1.0}, {"tags", Value::list({"x"})}}),
-            "{tags: [\"x\"], w: 1.0}");
+  EXPECT_EQ(fmt::format("{}", Properties{{"name", "Alice"}, {"age", 30}}), "{age: 30, name: \"Alice\"}");
+  EXPECT_EQ(fmt::format("{}", Properties{{"w", 1.0}, {"tags", Value::list({"x"})}}), "{tags: [\"x\"], w: 1.0}");
 }
 
 TEST(Format, IdsDirectionsAndTypes) {
@@ -497,8 +504,7 @@ TEST(Format, VertexAndEdge) {
 
 Path sample_path() {
   Path p;
-  p.vertices = {Vertex{ElementId("v1"), "P", {}}, Vertex{ElementId("v2"), "P", {}},
-                Vertex{ElementId("v3"), "P", {}}};
+  p.vertices = {Vertex{ElementId("v1"), "P", {}}, Vertex{ElementId("v2"), "P", {}}, Vertex{ElementId("v3"), "P", {}}};
   p.edges = {Edge{ElementId("e1"), "KNOWS", ElementId("v1"), ElementId("v2"), {}},
              Edge{ElementId("e2"), "FOLLOWS", ElementId("v3"), ElementId("v2"), {}}};
   return p;

@@ -1,7 +1,5 @@
 #include "pg_test_support.hpp"
 
-#include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <atomic>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "postgres/connection.hpp"
 
@@ -195,24 +194,22 @@ std::optional<std::string> admin_sql(const std::string& dsn, const std::string& 
 void install_test_triggers(const PostgresGraph& g) {
   const std::string s = fmt::format("\"{}\"", g.schema_name());
   const auto& dsn = g.options().conninfo;
-  admin_sql(dsn, fmt::format(
-                             "CREATE FUNCTION {0}.slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+  admin_sql(dsn, fmt::format("CREATE FUNCTION {0}.slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
                              "IF NEW.properties ? 'sleep_ms' THEN "
                              "PERFORM pg_sleep((NEW.properties ->> 'sleep_ms')::int / 1000.0); END IF; "
                              "RETURN NEW; END $$",
                              s));
   admin_sql(dsn, fmt::format("CREATE TRIGGER slow_insert BEFORE INSERT ON {0}.vertices "
-                                     "FOR EACH ROW EXECUTE FUNCTION {0}.slow_insert()",
-                                     s));
-  admin_sql(dsn, fmt::format(
-                             "CREATE FUNCTION {0}.refuse_edge() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                             "FOR EACH ROW EXECUTE FUNCTION {0}.slow_insert()",
+                             s));
+  admin_sql(dsn, fmt::format("CREATE FUNCTION {0}.refuse_edge() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
                              "IF NEW.properties ? 'fail' THEN "
                              "RAISE EXCEPTION 'refused by trigger: %', NEW.properties ->> 'fail'; END IF; "
                              "RETURN NEW; END $$",
                              s));
   admin_sql(dsn, fmt::format("CREATE TRIGGER refuse_edge BEFORE INSERT ON {0}.edges "
-                                     "FOR EACH ROW EXECUTE FUNCTION {0}.refuse_edge()",
-                                     s));
+                             "FOR EACH ROW EXECUTE FUNCTION {0}.refuse_edge()",
+                             s));
 }
 
 PrivateCluster::PrivateCluster() : state_dir_(make_state_dir()) {

@@ -48,8 +48,8 @@ const std::string& skip_reason();
 const std::optional<std::string>& standby_dsn();
 
 /// Skips the current test when there is no server.
-#define PROPGRAPH_REQUIRE_SERVER()                                                       \
-  do {                                                                                   \
+#define PROPGRAPH_REQUIRE_SERVER()                                                              \
+  do {                                                                                          \
     if (!::propgraph::pgtest::server_dsn()) GTEST_SKIP() << ::propgraph::pgtest::skip_reason(); \
   } while (false)
 

@@ -1,11 +1,6 @@
 // PostgresGraph beyond the shared contract: typed jsonb round trips, injection attempts, ids,
 // the depth-bounded vs reachable subgraph paths (checked against MemoryGraph), the connection
 // pool's limit and timeout, server errors, and fiber-aware waiting.
-#include <gtest/gtest.h>
-
-#include <boost/fiber/fiber.hpp>
-#include <boost/fiber/operations.hpp>
-
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -19,15 +14,18 @@
 #include <thread>
 #include <vector>
 
+#include <boost/fiber/fiber.hpp>
+#include <boost/fiber/operations.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <gtest/gtest.h>
 
+#include "fiber/fiber_io.hpp"
 #include "pg_test_support.hpp"
 #include "postgres/connection_pool.hpp"
+#include "propgraph/fiber.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 #include "propgraph/postgres/postgres_graph.hpp"
-#include "propgraph/fiber.hpp"
-#include "fiber/fiber_io.hpp"
 
 namespace propgraph {
 namespace {
@@ -36,9 +34,7 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using Strings = std::vector<std::string>;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // == values ====================================================================================
 
@@ -127,12 +123,9 @@ TEST(PostgresValues, InvalidTextIsAnInvalidArgumentAndWritesNothing) {
 // == injection =================================================================================
 
 const Strings kInjections{
-    "Person'; DROP TABLE vertices; --",
-    "x' OR '1'='1",
-    "\"; DROP SCHEMA propgraph CASCADE; --",
-    "$1",
-    "') UNION SELECT 1, '{}'::jsonb --",
-    "Robert'); DELETE FROM edges; --",
+    "Person'; DROP TABLE vertices; --",      "x' OR '1'='1",
+    "\"; DROP SCHEMA propgraph CASCADE; --", "$1",
+    "') UNION SELECT 1, '{}'::jsonb --",     "Robert'); DELETE FROM edges; --",
 };
 
 TEST(PostgresInjection, LabelsAreValidatedOrBoundAsParameters) {
@@ -174,7 +167,8 @@ TEST(PostgresInjection, KeysAndValuesAreData) {
   auto g = pgtest::scratch_graph();
   if (!g) GTEST_SKIP() << pgtest::skip_reason();
   Properties props;
-  for (std::size_t i = 0; i < kInjections.size(); ++i) props.set(kInjections[i], kInjections[(i + 1) % kInjections.size()]);
+  for (std::size_t i = 0; i < kInjections.size(); ++i)
+    props.set(kInjections[i], kInjections[(i + 1) % kInjections.size()]);
   const auto v = g->create_vertex("Person", props);
   const auto w = g->create_vertex("Person", {{"name", "plain"}});
   const auto e = g->create_edge(v.id, w.id, "KNOWS", props);
@@ -252,8 +246,8 @@ TEST(PostgresGraphs, OpeningAGraphWithoutForeignKeysAddsThemAndDropsEdgesWithout
   // target deleted without it.
   const std::string& dsn = g->options().conninfo;
   const std::string edges = fmt::format("\"{}\".edges", g->schema_name());
-  const std::string keys = fmt::format(
-      "SELECT count(*) FROM pg_constraint WHERE conrelid = '{}'::regclass AND contype = 'f'", edges);
+  const std::string keys =
+      fmt::format("SELECT count(*) FROM pg_constraint WHERE conrelid = '{}'::regclass AND contype = 'f'", edges);
   pgtest::admin_sql(
       dsn, fmt::format("ALTER TABLE {} DROP CONSTRAINT edges_from_id_fkey, DROP CONSTRAINT edges_to_id_fkey", edges));
   ASSERT_EQ(pgtest::admin_sql(dsn, keys), "0");
@@ -716,7 +710,8 @@ TEST(PostgresIoScheduler, AServerThatNeverAnswersTimesOutAndTheThreadGoesOn) {
     boost::fibers::fiber([&] {  // the thread's waits still work for a server that answers
       auto c = real.acquire();
       answer = std::string(c->exec("SELECT 'yes'").text(0, 0));
-    }).join();
+    })
+        .join();
     EXPECT_EQ(answer, "yes");
     done = true;
     ticker.join();

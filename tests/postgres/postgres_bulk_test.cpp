@@ -1,8 +1,6 @@
 // PostgresGraph's COPY paths: create_vertices / create_edges stream rows through COPY in binary
 // format in one transaction (all or nothing), with errors located at their record as single
 // writes report them; algorithms load the graph through COPY TO.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -14,6 +12,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "pg_test_support.hpp"
 #include "propgraph/deadline.hpp"
@@ -58,9 +57,16 @@ class PostgresBulk : public ::testing::Test {
 
 TEST_F(PostgresBulk, EveryValueTypeAndUnicodeRoundTripsThroughCopy) {
   const std::vector<NewVertex> records = {
-      {"Person", {{"name", "Zoë 🚀"}, {"int", std::int64_t{-42}}, {"max", INT64_MAX}, {"double", 0.1},
-                  {"neg_zero", -0.0}, {"inf", std::numeric_limits<double>::infinity()}, {"yes", true},
-                  {"list", Value::list({1, "two", 3.0, Value::list({false})})}, {"dropped", nullptr}}},
+      {"Person",
+       {{"name", "Zoë 🚀"},
+        {"int", std::int64_t{-42}},
+        {"max", INT64_MAX},
+        {"double", 0.1},
+        {"neg_zero", -0.0},
+        {"inf", std::numeric_limits<double>::infinity()},
+        {"yes", true},
+        {"list", Value::list({1, "two", 3.0, Value::list({false})})},
+        {"dropped", nullptr}}},
       {"Person", {}},
       {"City", {{"quote", "tab\t newline\n backslash\\ \"quoted\""}}},
   };
@@ -111,9 +117,10 @@ TEST_F(PostgresBulk, UniqueViolationsAreLocatedAtTheirRecord) {
                                   "already held by vertex {}",
                                   ann.id));
   const std::string in_batch = error_of([&] {
-    g_->create_vertices(std::vector<NewVertex>{
-        {"Person", {{"email", "a@x"}}}, {"Robot", {{"email", "b@x"}}}, {"Person", {{"email", "b@x"}}},
-        {"Person", {{"email", "a@x"}}}});
+    g_->create_vertices(std::vector<NewVertex>{{"Person", {{"email", "a@x"}}},
+                                               {"Robot", {{"email", "b@x"}}},
+                                               {"Person", {{"email", "b@x"}}},
+                                               {"Person", {{"email", "a@x"}}}});
   });
   EXPECT_EQ(in_batch,
             "create_vertices: vertices[3]: unique index on Person.email: value \"a@x\" is already held by "
@@ -125,8 +132,9 @@ TEST_F(PostgresBulk, UniqueViolationsAreLocatedAtTheirRecord) {
     g_->create_edges(std::vector<NewEdge>{{ann.id, bob.id, "Person", {{"email", "e@x"}}},
                                           {bob.id, ann.id, "Person", {{"email", "e@x"}}}});
   });
-  EXPECT_EQ(edge, "create_edges: edges[1]: unique index on Person.email: value \"e@x\" is already held by edges[0] "
-                  "of the same batch");
+  EXPECT_EQ(edge,
+            "create_edges: edges[1]: unique index on Person.email: value \"e@x\" is already held by edges[0] "
+            "of the same batch");
   EXPECT_EQ(g_->count_vertices(), 2);
   EXPECT_EQ(g_->count_edges(), 0);
 }
@@ -161,7 +169,8 @@ TEST_F(PostgresBulk, DeletingVerticesWhileEdgesAreCreatedLeavesNoDanglingEdge) {
       try {
         if (bulk) {
           std::vector<NewEdge> batch;
-          for (int i = 0; i < 50; ++i) batch.push_back({ids[random() % ids.size()], ids[random() % ids.size()], "E", {}});
+          for (int i = 0; i < 50; ++i)
+            batch.push_back({ids[random() % ids.size()], ids[random() % ids.size()], "E", {}});
           created += static_cast<int>(g_->create_edges(batch).size());
         } else {
           g_->create_edge(ids[random() % ids.size()], ids[random() % ids.size()], "E");
@@ -217,14 +226,16 @@ class PostgresRebuild : public ::testing::Test {
   }
   /// The object ids of the edges' indexes: they change when the indexes are built again.
   [[nodiscard]] std::string index_oids() const {
-    return sql(fmt::format("SELECT string_agg(indexrelid::text, ',' ORDER BY indexrelid) FROM pg_index WHERE indrelid = {}",
-                           edges()));
+    return sql(fmt::format(
+        "SELECT string_agg(indexrelid::text, ',' ORDER BY indexrelid) FROM pg_index WHERE indrelid = {}", edges()));
   }
   [[nodiscard]] std::vector<NewEdge> batch(std::size_t n, unsigned seed = 1) const {
     std::mt19937 random(seed);
     std::vector<NewEdge> out;
     for (std::size_t i = 0; i < n; ++i) {
-      out.push_back({vertices_[random() % vertices_.size()], vertices_[random() % vertices_.size()], "E",
+      out.push_back({vertices_[random() % vertices_.size()],
+                     vertices_[random() % vertices_.size()],
+                     "E",
                      {{"i", static_cast<std::int64_t>(i)}}});
     }
     return out;
@@ -249,7 +260,8 @@ TEST_F(PostgresRebuild, ALoadIntoASmallerGraphRebuildsTheIndexesAndKeysAsTheyWer
   }
   // The rebuilt indexes and keys serve: incident edges in id order, and the cascade.
   const auto incident = g_->incident_edges(vertices_[7]);
-  EXPECT_TRUE(std::is_sorted(incident.begin(), incident.end(), [](const Edge& a, const Edge& b) { return a.id < b.id; }));
+  EXPECT_TRUE(
+      std::is_sorted(incident.begin(), incident.end(), [](const Edge& a, const Edge& b) { return a.id < b.id; }));
   const auto degree = static_cast<std::int64_t>(incident.size());
   ASSERT_GT(degree, 0);
   ASSERT_TRUE(g_->delete_vertex("V", vertices_[7]));
@@ -384,7 +396,10 @@ TEST_F(PostgresBulk, WholeGraphAlgorithmsMatchMemoryGraph) {
   // through their bulk paths.
   MemoryGraph memory;
   const auto list = generate::rmat_graph(2000, 12000, 7);
-  const generate::LoadOptions load{.edge_properties = [](std::uint64_t i) { return Properties{{"i", static_cast<std::int64_t>(i)}}; },
+  const generate::LoadOptions load{.edge_properties =
+                                       [](std::uint64_t i) {
+                                         return Properties{{"i", static_cast<std::int64_t>(i)}};
+                                       },
                                    .batch = 5000};
   const auto memory_ids = generate::load(memory, list, load);
   const auto pg_ids = generate::load(*g_, list, load);

@@ -1,11 +1,11 @@
 // Deadlines on PostgresGraph: a call under a DeadlineScope that cannot finish in time throws
 // Timeout and has no effect; the running statement is cancelled and its connection serves the
 // next call; waiting for the pool honours the deadline too; a passed deadline sends nothing.
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <chrono>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "pg_test_support.hpp"
 #include "postgres/connection.hpp"

@@ -1,10 +1,6 @@
 // The server dies: calls fail with ConnectionError, nothing half-written survives (single
 // writes and a COPY of a bulk write alike), and the pool recovers once the server is back. Runs
 // on a private cluster, so other tests keep theirs.
-#include <gtest/gtest.h>
-
-#include <boost/fiber/fiber.hpp>
-
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -12,7 +8,9 @@
 #include <thread>
 #include <vector>
 
+#include <boost/fiber/fiber.hpp>
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "pg_test_support.hpp"
 #include "propgraph/fiber.hpp"
@@ -24,9 +22,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 /// Inserting a vertex with property sleep_ms sleeps that long on the server.
 void install_slow_insert(const PostgresGraph& g) {
@@ -64,8 +60,11 @@ void expect_killed_mid_call(pgtest::PrivateCluster& cluster, Call&& call) {
 TEST(PostgresFaults, ServerKilledMidCallFailsCleanlyAndThePoolRecovers) {
   pgtest::PrivateCluster cluster;
   if (!cluster.dsn()) GTEST_SKIP() << "no PostgreSQL server binaries";
-  PostgresGraph g({.conninfo = *cluster.dsn(), .graph = "faults", .pool_size = 2,
-                   .acquire_timeout = 3000ms, .connect_timeout = 3000ms});
+  PostgresGraph g({.conninfo = *cluster.dsn(),
+                   .graph = "faults",
+                   .pool_size = 2,
+                   .acquire_timeout = 3000ms,
+                   .connect_timeout = 3000ms});
   install_slow_insert(g);
   for (int i = 0; i < 3; ++i) g.create_vertex("Person", {{"n", i}});
 
@@ -122,8 +121,11 @@ TEST(PostgresFaults, ServerKilledMidCallFailsCleanlyAndThePoolRecovers) {
 TEST(PostgresFaults, ABulkWriteInterruptedByTheServersDeathLeavesNothing) {
   pgtest::PrivateCluster cluster;
   if (!cluster.dsn()) GTEST_SKIP() << "no PostgreSQL server binaries";
-  PostgresGraph g({.conninfo = *cluster.dsn(), .graph = "copy_faults", .pool_size = 2,
-                   .acquire_timeout = 3000ms, .connect_timeout = 3000ms});
+  PostgresGraph g({.conninfo = *cluster.dsn(),
+                   .graph = "copy_faults",
+                   .pool_size = 2,
+                   .acquire_timeout = 3000ms,
+                   .connect_timeout = 3000ms});
   install_slow_insert(g);
   g.create_vertices(std::vector<NewVertex>(10, NewVertex{"Person", {}}));
   // The server sleeps on the batch's last row, with the rows before it already copied.
@@ -144,8 +146,11 @@ TEST(PostgresFaults, ABulkWriteInterruptedByTheServersDeathLeavesNothing) {
 void restart_under_load(bool fast) {
   pgtest::PrivateCluster cluster;
   if (!cluster.dsn()) GTEST_SKIP() << "no PostgreSQL server binaries";
-  PostgresGraph g({.conninfo = *cluster.dsn(), .graph = "restarts", .pool_size = 4,
-                   .acquire_timeout = 3000ms, .connect_timeout = 3000ms});
+  PostgresGraph g({.conninfo = *cluster.dsn(),
+                   .graph = "restarts",
+                   .pool_size = 4,
+                   .acquire_timeout = 3000ms,
+                   .connect_timeout = 3000ms});
   const auto v = g.create_vertex("Person", {{"name", "Ann"}});
   std::atomic<bool> stop{false};
   std::atomic<Clock::rep> back_at{Clock::time_point::max().time_since_epoch().count()};

@@ -2,11 +2,11 @@
 // Reads go where PostgresOptions::standby_reads says, a caller always sees its own writes under
 // after_own_writes, a failed standby passes reads to the primary, and the conformance suite
 // passes with reads routed through a standby.
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <memory>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 #include "conformance_fixture.hpp"
 #include "pg_test_support.hpp"
@@ -115,9 +115,8 @@ TEST_F(PostgresReplicas, AFailedStandbyPassesReadsToThePrimaryUntilItIsBack) {
   const auto standby_reads = g->read_routing().standby;
   cluster_->restart_standby();
   // After the back-off the standby serves reads again.
-  EXPECT_TRUE(pgtest::eventually([&] {
-    return g->find_vertex(ann.id) == ann && g->read_routing().standby > standby_reads;
-  }));
+  EXPECT_TRUE(
+      pgtest::eventually([&] { return g->find_vertex(ann.id) == ann && g->read_routing().standby > standby_reads; }));
 }
 
 TEST_F(PostgresReplicas, WithThePrimaryDownReadsStillWorkFromTheStandbyAndWritesFail) {

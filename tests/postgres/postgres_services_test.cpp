@@ -1,8 +1,6 @@
 // PostgresGraph's service calls beyond the shared contract: keyset pages for any `after` id,
 // incident edges, property indexes as real PostgreSQL indexes (used by the planner, unique ones
 // enforced by the server), and upsert under contention from threads and fibers.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <atomic>
 #include <string>
@@ -10,6 +8,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "conformance_fixture.hpp"
 #include "pg_test_support.hpp"
@@ -31,20 +30,44 @@ std::vector<ElementId> expected_page(const std::vector<T>& all, const Page& page
   return ids_of(conformance::page_of(all, page));
 }
 
-std::string count_rows(const std::string& dsn, const std::string& sql) { return pgtest::admin_sql(dsn, sql).value_or(""); }
+std::string count_rows(const std::string& dsn, const std::string& sql) {
+  return pgtest::admin_sql(dsn, sql).value_or("");
+}
 
 // == ids and pages =============================================================================
 
 TEST(PostgresIds, RowsAfterAgreesWithElementIdOrderForAnyString) {
   using postgres_detail::IdCodec;
   const IdCodec ids("pg7:");
-  const std::vector<std::string> afters = {
-      "", "a", "pg", "pg7", "pg7:", "pg7:v", "pg7:v0", "pg7:v1", "pg7:v9", "pg7:v10", "pg7:v09", "pg7:v1a",
-      "pg7:v99", "pg7:v100", "pg7:e5", "pg7:x5", "pg8:v5", "pg6:v5", "pg70:v5", "pg7:v~", "pg7:v5~",
-      "pg7:v9223372036854775806", "pg7:v9223372036854775807", "pg7:v9223372036854775808", "pg7:v99999999999999999999",
-      "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", "pg7:v12345"};
-  const std::vector<std::int64_t> rows = {1, 2, 5, 9, 10, 11, 99, 100, 101, 999, 12345, 12346, 9223372036854775806,
-                                          9223372036854775807};
+  const std::vector<std::string> afters = {"",
+                                           "a",
+                                           "pg",
+                                           "pg7",
+                                           "pg7:",
+                                           "pg7:v",
+                                           "pg7:v0",
+                                           "pg7:v1",
+                                           "pg7:v9",
+                                           "pg7:v10",
+                                           "pg7:v09",
+                                           "pg7:v1a",
+                                           "pg7:v99",
+                                           "pg7:v100",
+                                           "pg7:e5",
+                                           "pg7:x5",
+                                           "pg8:v5",
+                                           "pg6:v5",
+                                           "pg70:v5",
+                                           "pg7:v~",
+                                           "pg7:v5~",
+                                           "pg7:v9223372036854775806",
+                                           "pg7:v9223372036854775807",
+                                           "pg7:v9223372036854775808",
+                                           "pg7:v99999999999999999999",
+                                           "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
+                                           "pg7:v12345"};
+  const std::vector<std::int64_t> rows = {
+      1, 2, 5, 9, 10, 11, 99, 100, 101, 999, 12345, 12346, 9223372036854775806, 9223372036854775807};
   for (const auto& a : afters) {
     const ElementId after(a);
     const auto bound = ids.rows_after(after, 'v');
@@ -79,8 +102,17 @@ TEST_F(PostgresServices, PagesOfEveryKindOfAfterMatchTheUnpagedResult) {
   ASSERT_TRUE(g_->delete_vertex("P", deleted));
   const auto live = g_->find_vertices_by_label("P");
   const std::vector<std::optional<ElementId>> afters = {
-      std::nullopt, live.front().id, live[5].id, deleted, live.back().id, a.id, e.id, foreign.id,
-      ElementId("garbage"), ElementId(""), ElementId(std::string(g_->find_vertices_by_label("Q")[0].id.str()) + "0")};
+      std::nullopt,
+      live.front().id,
+      live[5].id,
+      deleted,
+      live.back().id,
+      a.id,
+      e.id,
+      foreign.id,
+      ElementId("garbage"),
+      ElementId(""),
+      ElementId(std::string(g_->find_vertices_by_label("Q")[0].id.str()) + "0")};
   for (const auto& after : afters) {
     for (std::size_t limit : {0, 1, 4, 100}) {
       const Page page{.limit = limit, .after = after};
@@ -155,12 +187,15 @@ TEST_F(PostgresServices, IndexesArePartialExpressionIndexesListedInTheCatalog) {
   EXPECT_FALSE(g_->create_index("Person", "email"));  // exists, whatever the options
   EXPECT_THROW(g_->create_index("bad label", "k"), InvalidArgument);
   EXPECT_THROW(g_->create_index("Person", ""), InvalidArgument);
-  EXPECT_EQ(g_->indexes(), (std::vector<IndexInfo>{{"Person", "email", true}, {"Person", "it's \"odd\"\\ key", false}}));
+  EXPECT_EQ(g_->indexes(),
+            (std::vector<IndexInfo>{{"Person", "email", true}, {"Person", "it's \"odd\"\\ key", false}}));
   const std::string where = fmt::format("schemaname = '{}'", g_->schema_name());
-  EXPECT_EQ(count_rows(dsn_, fmt::format("SELECT count(*) FROM pg_indexes WHERE {} AND indexname LIKE 'pg%'", where)), "4");
+  EXPECT_EQ(count_rows(dsn_, fmt::format("SELECT count(*) FROM pg_indexes WHERE {} AND indexname LIKE 'pg%'", where)),
+            "4");
   const auto def = pgtest::admin_sql(
-      dsn_, fmt::format("SELECT indexdef FROM pg_indexes WHERE {} AND tablename = 'vertices' AND indexdef LIKE '%email%'",
-                        where));
+      dsn_,
+      fmt::format("SELECT indexdef FROM pg_indexes WHERE {} AND tablename = 'vertices' AND indexdef LIKE '%email%'",
+                  where));
   ASSERT_TRUE(def);
   EXPECT_NE(def->find("CREATE UNIQUE INDEX"), std::string::npos) << *def;
   EXPECT_NE(def->find("(properties -> 'email'::text)"), std::string::npos) << *def;
@@ -169,11 +204,13 @@ TEST_F(PostgresServices, IndexesArePartialExpressionIndexesListedInTheCatalog) {
   EXPECT_FALSE(g_->drop_index("Person", "email"));
   EXPECT_FALSE(g_->drop_index("bad label", "email"));
   EXPECT_EQ(g_->indexes(), (std::vector<IndexInfo>{{"Person", "it's \"odd\"\\ key", false}}));
-  EXPECT_EQ(count_rows(dsn_, fmt::format("SELECT count(*) FROM pg_indexes WHERE {} AND indexname LIKE 'pg%'", where)), "2");
+  EXPECT_EQ(count_rows(dsn_, fmt::format("SELECT count(*) FROM pg_indexes WHERE {} AND indexname LIKE 'pg%'", where)),
+            "2");
   // Dropping the bound graph empties it, indexes included.
   EXPECT_TRUE(g_->drop_graph(g_->options().graph));
   EXPECT_TRUE(g_->indexes().empty());
-  EXPECT_EQ(count_rows(dsn_, fmt::format("SELECT count(*) FROM pg_indexes WHERE {} AND indexname LIKE 'pg%'", where)), "0");
+  EXPECT_EQ(count_rows(dsn_, fmt::format("SELECT count(*) FROM pg_indexes WHERE {} AND indexname LIKE 'pg%'", where)),
+            "0");
 }
 
 TEST_F(PostgresServices, ThePlannerUsesTheIndexForAFilterEvenWithAGenericPlan) {
@@ -183,8 +220,8 @@ TEST_F(PostgresServices, ThePlannerUsesTheIndexForAFilterEvenWithAGenericPlan) {
   // The statement PostgresGraph sends for find_vertices_by_label("Person", {{"email", ...}}).
   const postgres_detail::GraphSql sql(g_->schema_name());
   const postgres_detail::IndexedKey key{"Person", "email"};
-  const std::string statement =
-      sql.scan(postgres_detail::Table::vertices, postgres_detail::FilterShape::scalars, &key, postgres_detail::Scan::page);
+  const std::string statement = sql.scan(postgres_detail::Table::vertices, postgres_detail::FilterShape::scalars, &key,
+                                         postgres_detail::Scan::page);
   using namespace postgres_detail;
   auto conn = Connection::open(dsn_, *Reactor::shared(), std::chrono::seconds(10));
   conn->exec("SET plan_cache_mode = force_generic_plan", {}, false);
@@ -201,8 +238,15 @@ TEST_F(PostgresServices, ThePlannerUsesTheIndexForAFilterEvenWithAGenericPlan) {
 
 TEST_F(PostgresServices, FiltersReturnTheSameWithAndWithoutAnIndex) {
   // Typed values: int 1, double 1.0, string "1", lists, NaN, missing keys, null filters.
-  const std::vector<Value> values = {1, 1.0, "1", 2, Value::list({1, 2}), Value::list({2, 1}), true,
-                                     std::numeric_limits<double>::quiet_NaN(), Value::list({1.0, 2})};
+  const std::vector<Value> values = {1,
+                                     1.0,
+                                     "1",
+                                     2,
+                                     Value::list({1, 2}),
+                                     Value::list({2, 1}),
+                                     true,
+                                     std::numeric_limits<double>::quiet_NaN(),
+                                     Value::list({1.0, 2})};
   for (std::size_t i = 0; i < values.size(); ++i) {
     g_->create_vertex("T", {{"k", values[i]}, {"j", static_cast<std::int64_t>(i % 3)}});
     g_->create_vertex("U", {{"k", values[i]}});
@@ -245,7 +289,9 @@ TEST_F(PostgresServices, TheServerEnforcesUniqueIndexesOnEveryWritePath) {
   const auto bob = g_->create_vertex("Person", {{"email", "bob@x"}});
   expect_duplicate([&] { g_->update_vertex("Person", bob.id, {{"email", "ann@x"}}); });
   expect_duplicate([&] { g_->upsert_vertex("Person", {{"name", "Ann"}}, {{"email", "ann@x"}}); });
-  expect_duplicate([&] { g_->create_vertices(std::vector<NewVertex>{{"Person", {{"email", "new@x"}}}, {"Person", {{"email", "ann@x"}}}}); });
+  expect_duplicate([&] {
+    g_->create_vertices(std::vector<NewVertex>{{"Person", {{"email", "new@x"}}}, {"Person", {{"email", "ann@x"}}}});
+  });
   EXPECT_EQ(g_->count_vertices("Person"), 2);  // nothing of the failed writes stayed
   EXPECT_EQ(g_->find_vertex(bob.id)->properties["email"], Value("bob@x"));
   // Typed: int 1 and double 1.0 differ; other labels and absent keys are not constrained; NaN
@@ -278,9 +324,10 @@ TEST_F(PostgresServices, AUniqueIndexOverDuplicatesIsRefusedAndCreatesNothing) {
     EXPECT_NE(what.find("email = \"same\""), std::string::npos) << what;
   }
   EXPECT_TRUE(g_->indexes().empty());
-  EXPECT_EQ(count_rows(dsn_, fmt::format("SELECT count(*) FROM pg_indexes WHERE schemaname = '{}' AND indexname LIKE 'pg%'",
-                                         g_->schema_name())),
-            "0");
+  EXPECT_EQ(
+      count_rows(dsn_, fmt::format("SELECT count(*) FROM pg_indexes WHERE schemaname = '{}' AND indexname LIKE 'pg%'",
+                                   g_->schema_name())),
+      "0");
   EXPECT_TRUE(g_->create_index("Person", "email"));  // a plain one is fine
 }
 

@@ -2,14 +2,14 @@
 // write skew) surface as TransactionConflict and transact() retries them; edges and vertex
 // deletes racing across the snapshot never leave an edge without its endpoint; a server killed
 // mid-transaction gives ConnectionError and leaves nothing of the transaction.
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <barrier>
 #include <chrono>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "pg_test_support.hpp"
 #include "propgraph/postgres/postgres_graph.hpp"
@@ -149,8 +149,11 @@ TEST(PostgresTransactions, DeletingAVertexConflictsWithAnEdgeToItCommittedSinceT
 TEST(PostgresTransactions, AServerKilledMidTransactionLeavesNothingOfIt) {
   pgtest::PrivateCluster cluster;
   if (!cluster.dsn()) GTEST_SKIP() << "no PostgreSQL server binaries";
-  PostgresGraph g({.conninfo = *cluster.dsn(), .graph = "tx_faults", .pool_size = 2,
-                   .acquire_timeout = 3000ms, .connect_timeout = 3000ms});
+  PostgresGraph g({.conninfo = *cluster.dsn(),
+                   .graph = "tx_faults",
+                   .pool_size = 2,
+                   .acquire_timeout = 3000ms,
+                   .connect_timeout = 3000ms});
   const auto alice = g.create_vertex("Person", {{"name", "Alice"}, {"age", 30}});
   auto calling = g.begin();
   calling->create_vertex("Person", {{"name", "Lost"}});

@@ -2,8 +2,6 @@
 // while another thread creates and drops those indexes, and traversals that build and reuse
 // the adjacency snapshot while writes invalidate it. Meant for the tsan preset (it runs in
 // every build); the checks that do not depend on timing hold under any interleaving.
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <cmath>
 #include <latch>
@@ -11,6 +9,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "propgraph/fmt.hpp"
 #include "propgraph/memory/memory_graph.hpp"

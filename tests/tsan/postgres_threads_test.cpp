@@ -1,10 +1,10 @@
 // PostgresGraph's connection pool from plain threads only (no fibers): for the tsan preset,
 // which cannot follow Boost.Context's stack switches (see CMakeLists.txt). Runs in every build.
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "pg_test_support.hpp"
 

@@ -107,17 +107,23 @@ class Soak {
     std::vector<propgraph::Future<void>> fibers;
     for (int f = 0; f < options_.fibers; ++f) {
       fibers.push_back(pool.submit([this, f] {
-        work(1000 + f, [] { boost::this_fiber::yield(); }, [] { boost::this_fiber::sleep_for(std::chrono::microseconds(200)); });
+        work(
+            1000 + f, [] { boost::this_fiber::yield(); },
+            [] { boost::this_fiber::sleep_for(std::chrono::microseconds(200)); });
       }));
     }
     std::vector<std::thread> threads;
     for (int t = 0; t < options_.threads; ++t) {
       threads.emplace_back([this, t] {
-        work(1 + t, [] { std::this_thread::yield(); }, [] { std::this_thread::sleep_for(std::chrono::microseconds(200)); });
+        work(
+            1 + t, [] { std::this_thread::yield(); },
+            [] { std::this_thread::sleep_for(std::chrono::microseconds(200)); });
       });
     }
     const auto start = Clock::now();
-    const auto seconds = [](double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
+    const auto seconds = [](double s) {
+      return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+    };
     const auto end = start + seconds(options_.duration_s);
     auto next_check = start;
     int failures = 0;
@@ -168,9 +174,10 @@ class Soak {
                        options_.backend, options_.duration_s, options_.threads, options_.fibers);
     for (std::size_t i = 0; i < samples_.size(); ++i) {
       const auto& s = samples_[i];
-      out << fmt::format("{}{{\"t_s\":{:.1f},\"operations\":{},\"vertices\":{},\"edges\":{},\"rss_bytes\":{},"
-                         "\"failures\":{}}}",
-                         i ? "," : "", s.t, s.operations, s.vertices, s.edges, s.rss, s.failures);
+      out << fmt::format(
+          "{}{{\"t_s\":{:.1f},\"operations\":{},\"vertices\":{},\"edges\":{},\"rss_bytes\":{},"
+          "\"failures\":{}}}",
+          i ? "," : "", s.t, s.operations, s.vertices, s.edges, s.rss, s.failures);
     }
     out << "]}\n";
   }
@@ -273,12 +280,12 @@ class Soak {
     double sum = 0;
     for (const auto& r : ranks) sum += r.score;
     if (ranks.size() != vertices.size() || (!ranks.empty() && std::abs(sum - 1.0) > 1e-6)) {
-      failed.push_back(fmt::format("page_rank: {} scores summing to {:.9f} for {} vertices", ranks.size(), sum,
-                                   vertices.size()));
+      failed.push_back(
+          fmt::format("page_rank: {} scores summing to {:.9f} for {} vertices", ranks.size(), sum, vertices.size()));
     }
     vertices_.store(vertices.size(), std::memory_order_relaxed);
-    const Sample sample{t, operations_.load(), vertices.size(), edge_total, rss_bytes(),
-                        static_cast<int>(failed.size())};
+    const Sample sample{t,          operations_.load(), vertices.size(),
+                        edge_total, rss_bytes(),        static_cast<int>(failed.size())};
     samples_.push_back(sample);
     std::printf("t=%7.1fs  operations=%11llu  vertices=%6zu  edges=%6zu  rss=%7.1f MiB  %s\n", t,
                 static_cast<unsigned long long>(sample.operations), sample.vertices, sample.edges,
@@ -329,9 +336,10 @@ int main(int argc, char** argv) {
                  "                      [--check-every=SECONDS] [--max-vertices=N] [--json=FILE]\n");
     return 2;
   }
-  std::printf("propgraph-soak: backend %s, %d threads + %d fibers on a %d-thread FiberPool, %.0f s, check every %.0f s\n",
-              options.backend.c_str(), options.threads, options.fibers, options.threads, options.duration_s,
-              options.check_every_s);
+  std::printf(
+      "propgraph-soak: backend %s, %d threads + %d fibers on a %d-thread FiberPool, %.0f s, check every %.0f s\n",
+      options.backend.c_str(), options.threads, options.fibers, options.threads, options.duration_s,
+      options.check_every_s);
   Soak soak(kBackends.at(options.backend)(), options);
   const int failures = soak.run();
   soak.print_memory();

@@ -22,7 +22,7 @@ namespace propgraph {
 /// Names each GraphOperations method (overloads share one), then the transaction calls, for
 /// decorators and metrics.
 enum class Operation : std::uint8_t {
-  PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_OPERATION, PROPGRAPH_DETAIL_SKIP, PROPGRAPH_NO_DEFAULT_ARG)
+  PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_OPERATION, PROPGRAPH_DETAIL_SKIP, PROPGRAPH_NO_DEFAULT_ARG)  // the list
   begin,
   commit,
   rollback,
@@ -72,8 +72,8 @@ class Forwarding : public Base {
   static_assert(std::is_base_of_v<GraphOperations, Base>);
 
  public:
-#define PROPGRAPH_DETAIL_FORWARD(name, result, parameters, arguments)                                 \
-  result name parameters override {                                                                  \
+#define PROPGRAPH_DETAIL_FORWARD(name, result, parameters, arguments)                                        \
+  result name parameters override {                                                                          \
     return forward(Operation::name, [&](GraphOperations& graph) -> result { return graph.name arguments; }); \
   }
   PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_FORWARD, PROPGRAPH_DETAIL_FORWARD, PROPGRAPH_DEFAULT_ARG)

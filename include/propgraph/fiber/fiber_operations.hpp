@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
+#include "propgraph/deadline.hpp"
 #include "propgraph/fiber/fiber_pool.hpp"
 #include "propgraph/fiber/spawn.hpp"
-#include "propgraph/deadline.hpp"
 #include "propgraph/operation_list.hpp"
 #include "propgraph/operations.hpp"
 
@@ -140,10 +140,10 @@ class FiberOperations {
 
  public:
   // -- every GraphOperations call but begin(), generated from PROPGRAPH_GRAPH_OPERATIONS -------
-#define PROPGRAPH_DETAIL_ASYNC(name, result, parameters, arguments)                                        \
-  [[nodiscard]] Future<result> name##_async parameters const {                                            \
+#define PROPGRAPH_DETAIL_ASYNC(name, result, parameters, arguments)                                           \
+  [[nodiscard]] Future<result> name##_async parameters const {                                                \
     return bound([](GraphOperations& graph, const auto&... owned) -> result { return graph.name(owned...); }) \
-        arguments;                                                                                         \
+        arguments;                                                                                            \
   }
   PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_ASYNC, PROPGRAPH_DETAIL_ASYNC, PROPGRAPH_DEFAULT_ARG)
 #undef PROPGRAPH_DETAIL_ASYNC

@@ -310,9 +310,10 @@ class Future {
     if (state_->is_ready()) {
       settle(promise, *this);
     } else {
-      boost::fibers::fiber(boost::fibers::launch::post,
-                           [promise = std::move(promise), self = std::move(*this)]() mutable { settle(promise, self); })
-          .detach();
+      boost::fibers::fiber(boost::fibers::launch::post, [promise = std::move(promise),
+                                                         self = std::move(*this)]() mutable {
+        settle(promise, self);
+      }).detach();
     }
     return converted;
   }

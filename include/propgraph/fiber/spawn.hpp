@@ -118,8 +118,7 @@ class CallJob final : public Job, public FutureState<R> {
 
  private:
   template <class F>
-  CallJob(F&& fn, std::chrono::nanoseconds join_spin)
-      : FutureState<R>(&destroy, join_spin), fn_(std::forward<F>(fn)) {
+  CallJob(F&& fn, std::chrono::nanoseconds join_spin) : FutureState<R>(&destroy, join_spin), fn_(std::forward<F>(fn)) {
     this->run = &run_call;
   }
   ~CallJob() {}  // fn_ is destroyed by run_call() or discard()
@@ -144,8 +143,7 @@ class CallJob final : public Job, public FutureState<R> {
 
 /// Whether a task of type T is stored in RecycledFiber::storage itself (else on the heap).
 template <class T>
-inline constexpr bool stored_inline = sizeof(T) <= RecycledFiber::capacity &&
-                                      alignof(T) <= alignof(std::max_align_t) &&
+inline constexpr bool stored_inline = sizeof(T) <= RecycledFiber::capacity && alignof(T) <= alignof(std::max_align_t) &&
                                       std::is_nothrow_move_constructible_v<T>;
 
 template <class T>
@@ -203,8 +201,7 @@ void start_task(Task&& task, const FiberOptions& options) {
         .detach();
     return;
   }
-  boost::fibers::fiber(options.launch, std::allocator_arg, StackAllocator(options.stack),
-                       T(std::forward<Task>(task)))
+  boost::fibers::fiber(options.launch, std::allocator_arg, StackAllocator(options.stack), T(std::forward<Task>(task)))
       .detach();
 }
 

@@ -74,8 +74,7 @@ class StackAllocator {
     return {Kind::fixedsize, size};
   }
   /// boost::context::protected_fixedsize_stack: mmap/munmap and a guard page per fiber.
-  [[nodiscard]] static StackAllocator protected_fixedsize(
-      std::size_t size = default_stack_size) noexcept {
+  [[nodiscard]] static StackAllocator protected_fixedsize(std::size_t size = default_stack_size) noexcept {
     return {Kind::protected_fixedsize, size};
   }
   /// Any Boost.Context stack allocator: a type with `stack_context allocate()` and
@@ -87,9 +86,7 @@ class StackAllocator {
     struct Model final : Custom {
       explicit Model(SAlloc a) : alloc(std::move(a)) {}
       boost::context::stack_context allocate() override { return alloc.allocate(); }
-      void deallocate(boost::context::stack_context& sctx) noexcept override {
-        alloc.deallocate(sctx);
-      }
+      void deallocate(boost::context::stack_context& sctx) noexcept override { alloc.deallocate(sctx); }
       SAlloc alloc;
     };
     StackAllocator out{Kind::custom, 0};

@@ -53,8 +53,7 @@ template <class... T>
   return run_on_fiber([inputs = std::make_tuple(std::move(futures)...)]() mutable {
     std::apply([](auto&... f) { (f.wait(), ...); }, inputs);
     // Braced initialisation evaluates left to right: the first failure in argument order wins.
-    return std::apply(
-        [](auto&... f) { return std::tuple<detail::result_slot_t<T>...>{detail::take(f)...}; }, inputs);
+    return std::apply([](auto&... f) { return std::tuple<detail::result_slot_t<T>...>{detail::take(f)...}; }, inputs);
   });
 }
 

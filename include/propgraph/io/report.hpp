@@ -1,14 +1,14 @@
 // What an import or export did: counts, timing and every problem with its location.
 #pragma once
 
-#include <fmt/format.h>
-
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "propgraph/errors.hpp"
 

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "memory/scratch.hpp"
-#include "propgraph/deadline.hpp"
 #include "memory/view.hpp"
+#include "propgraph/deadline.hpp"
 
 namespace propgraph::detail {
 
@@ -93,7 +93,8 @@ std::size_t breadth_first(const View& g, const Adjacency& adj, Slot start, const
   // entries of the unvisited vertices' reverse lists (bottom-up; every live edge is in one list
   // of each direction, so that is every entry but the visited vertices').
   std::uint64_t next_entries = 0;
-  std::uint64_t unvisited_entries = static_cast<std::uint64_t>(g.live_edges()) * (f.direction == Direction::both ? 2 : 1);
+  std::uint64_t unvisited_entries =
+      static_cast<std::uint64_t>(g.live_edges()) * (f.direction == Direction::both ? 2 : 1);
   auto enqueue = [&](Slot v, Slot parent, Slot edge, int depth) {
     m.parent[v] = parent;
     m.parent_edge[v] = edge;
@@ -125,7 +126,8 @@ std::size_t breadth_first(const View& g, const Adjacency& adj, Slot start, const
     }
     if (depth >= max_depth || level_begin == level_end) break;
     const std::uint64_t level_entries = std::exchange(next_entries, 0);
-    if (strategy == BfsStrategy::bottom_up || (strategy == BfsStrategy::automatic && unvisited_entries < level_entries)) {
+    if (strategy == BfsStrategy::bottom_up ||
+        (strategy == BfsStrategy::automatic && unvisited_entries < level_entries)) {
       // Bottom-up. The level's vertices get a bit each: a bitmap of a million vertices stays in
       // cache, where the per-vertex arrays the check would read instead do not.
       auto& bits = m.level_bits;

@@ -34,7 +34,8 @@ namespace {
 //     predecessors off the path whose bound v now undercuts by more than one are lowered, and
 //     theirs in turn: a vertex leaving the path unblocks what could get back only through it.
 template <typename View, typename Adjacency>
-std::vector<Cycle> enumerate_cycles(const View& g, const Adjacency& adj, const EdgeFilter& f, const CycleOptions& options) {
+std::vector<Cycle> enumerate_cycles(const View& g, const Adjacency& adj, const EdgeFilter& f,
+                                    const CycleOptions& options) {
   std::vector<Cycle> result;
   const std::uint64_t max_depth = static_cast<std::uint64_t>(options.max_depth);  // >= 1
   // reach: marked = can get back to the root in fewer than max_depth edges; parent[v] = bound(v).

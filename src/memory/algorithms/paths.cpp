@@ -1,7 +1,5 @@
 // shortest_path (unweighted: breadth-first from both ends; weighted: Boost's Dijkstra) and
 // all_paths.
-#include <boost/graph/dijkstra_shortest_paths.hpp>
-
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -10,6 +8,7 @@
 #include <limits>
 #include <optional>
 
+#include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <fmt/format.h>
 
 #include "memory/algorithms.hpp"
@@ -444,8 +443,8 @@ std::vector<Path> all_paths(const View& g, Slot from, Slot to, const PathOptions
   });
 }
 
-#define PROPGRAPH_INSTANTIATE(View)                                                         \
-  template std::optional<Path> shortest_path(const View&, Slot, Slot, const PathOptions&);  \
+#define PROPGRAPH_INSTANTIATE(View)                                                        \
+  template std::optional<Path> shortest_path(const View&, Slot, Slot, const PathOptions&); \
   template std::vector<Path> all_paths(const View&, Slot, Slot, const PathOptions&);
 PROPGRAPH_FOR_EACH_VIEW(PROPGRAPH_INSTANTIATE)
 

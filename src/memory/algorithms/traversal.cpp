@@ -13,8 +13,9 @@ namespace propgraph::detail {
 template <typename View>
 std::vector<Vertex> neighbors(const View& g, Slot start, const NeighborOptions& options) {
   g.with_adjacency([&](const auto& adj) {
-    return breadth_first(g, adj, start, make_filter(g, options.direction, options.edge_label), options.max_depth,
-                         [](Slot, int) { return true; }, "neighbors");
+    return breadth_first(
+        g, adj, start, make_filter(g, options.direction, options.edge_label), options.max_depth,
+        [](Slot, int) { return true; }, "neighbors");
   });
   // Every queued vertex is within max_depth; drop the start, order by id, then page.
   auto& found = scratch().queue;
@@ -31,9 +32,9 @@ std::vector<Visit> bfs(const View& g, Slot start, const TraversalOptions& option
   if (options.max_vertices == 0) return {};
   // Hand-written like dfs(): Boost's BFS visitors cannot prune by depth or count.
   const std::size_t visited = g.with_adjacency([&](const auto& adj) {
-    return breadth_first(g, adj, start, make_filter(g, options.direction, options.edge_label), options.max_depth,
-                         [&, count = std::size_t{0}](Slot, int) mutable { return ++count < options.max_vertices; },
-                         "bfs");
+    return breadth_first(
+        g, adj, start, make_filter(g, options.direction, options.edge_label), options.max_depth,
+        [&, count = std::size_t{0}](Slot, int) mutable { return ++count < options.max_vertices; }, "bfs");
   });
   const Marks& m = scratch();
   std::vector<Visit> result;
@@ -97,9 +98,9 @@ std::vector<Visit> dfs(const View& g, Slot start, const TraversalOptions& option
   });
 }
 
-#define PROPGRAPH_INSTANTIATE(View)                                                         \
-  template std::vector<Vertex> neighbors(const View&, Slot, const NeighborOptions&);        \
-  template std::vector<Visit> bfs(const View&, Slot, const TraversalOptions&);              \
+#define PROPGRAPH_INSTANTIATE(View)                                                  \
+  template std::vector<Vertex> neighbors(const View&, Slot, const NeighborOptions&); \
+  template std::vector<Visit> bfs(const View&, Slot, const TraversalOptions&);       \
   template std::vector<Visit> dfs(const View&, Slot, const TraversalOptions&);
 PROPGRAPH_FOR_EACH_VIEW(PROPGRAPH_INSTANTIATE)
 

@@ -31,10 +31,9 @@ Durability::Durability(GraphState& state, const MemoryOptions& options) : state_
   std::uint64_t from_lsn = 1;
   const auto snapshots = dir_.snapshots();
   if (!snapshots.empty()) from_lsn = read_snapshot(snapshots.back().second, recovered);
-  const WalScan scan = scan_wal(dir_, from_lsn, options.recovery,
-                                [&](RecordType type, ByteReader& payload, const fs::path&, std::uint64_t) {
-                                  replay(type, payload, recovered);
-                                });
+  const WalScan scan = scan_wal(
+      dir_, from_lsn, options.recovery,
+      [&](RecordType type, ByteReader& payload, const fs::path&, std::uint64_t) { replay(type, payload, recovered); });
   const bool fresh = recovered.prefix.empty();
   try {
     state_.store.assign(std::move(recovered.records));

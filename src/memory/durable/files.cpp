@@ -168,9 +168,10 @@ DataDir::DataDir(fs::path dir) : dir_(std::move(dir)) {
     ::close(lock_fd_);
     lock_fd_ = -1;
     if (err == EWOULDBLOCK) {
-      throw StorageError(fmt::format("data directory {} is in use by another process{}", dir_.string(),
-                                     n > 0 ? fmt::format(" (pid {})", std::string_view(buf, static_cast<std::size_t>(n))) : ""),
-                         lock.string());
+      throw StorageError(
+          fmt::format("data directory {} is in use by another process{}", dir_.string(),
+                      n > 0 ? fmt::format(" (pid {})", std::string_view(buf, static_cast<std::size_t>(n))) : ""),
+          lock.string());
     }
     fail("cannot lock", lock, err);
   }
@@ -188,7 +189,8 @@ fs::path DataDir::snapshot_path(std::uint64_t lsn) const { return dir_ / fmt::fo
 fs::path DataDir::wal_path(std::uint64_t lsn) const { return dir_ / fmt::format("wal-{:020}.log", lsn); }
 
 namespace {
-std::vector<std::pair<std::uint64_t, fs::path>> list(const fs::path& dir, std::string_view prefix, std::string_view suffix) {
+std::vector<std::pair<std::uint64_t, fs::path>> list(const fs::path& dir, std::string_view prefix,
+                                                     std::string_view suffix) {
   std::vector<std::pair<std::uint64_t, fs::path>> out;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {

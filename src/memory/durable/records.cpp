@@ -191,7 +191,8 @@ void replay_change(ByteReader& in, RecoveredGraph& g) {
       rec.label = read_label(in, s) + 1;
       rec.from = read_slot(in);
       rec.to = read_slot(in);
-      if (rec.from >= s.vertices.size() || rec.to >= s.vertices.size()) throw DecodeError{at, "edge endpoint past the end"};
+      if (rec.from >= s.vertices.size() || rec.to >= s.vertices.size())
+        throw DecodeError{at, "edge endpoint past the end"};
       rec.properties = s.edge_properties.store(read_property_bytes(in));
     }
     s.edge_properties.free(s.edges[slot].properties);  // a replay over a slot the snapshot holds
@@ -203,9 +204,7 @@ void replay_change(ByteReader& in, RecoveredGraph& g) {
 
 void replay(RecordType type, ByteReader& in, RecoveredGraph& g) {
   switch (type) {
-    case RecordType::change:
-      replay_change(in, g);
-      break;
+    case RecordType::change: replay_change(in, g); break;
     case RecordType::create_index:
     case RecordType::drop_index: {
       const std::size_t at = in.offset();
@@ -240,8 +239,7 @@ void replay(RecordType type, ByteReader& in, RecoveredGraph& g) {
       }
       break;
     }
-    default:
-      throw DecodeError{0, "unknown record type"};
+    default: throw DecodeError{0, "unknown record type"};
   }
   if (!in.done()) throw DecodeError{in.offset(), "bytes left over after the record"};
 }

@@ -202,8 +202,8 @@ std::uint64_t read_snapshot(const fs::path& path, RecoveredGraph& graph) {
   const std::uint64_t edge_slots = header.u64();
   if (header.u64() != checksum(bytes.data(), kHeaderSize - 8)) throw damaged(0, "header checksum mismatch");
   if (version < kOldestReadableVersion || version > kVersion) {
-    throw damaged(8, fmt::format("format version {} (this build reads {} to {})", version, kOldestReadableVersion,
-                                 kVersion));
+    throw damaged(
+        8, fmt::format("format version {} (this build reads {} to {})", version, kOldestReadableVersion, kVersion));
   }
   if (vertex_slots >= kNoSlot || edge_slots >= kNoSlot) throw damaged(24, "slot counts out of range");
 

@@ -177,9 +177,8 @@ void WalWriter::syncer() {
         // them, up to half a sync, so that they share this sync instead of waiting for the
         // next one (a lone committer never waits).
         if (gather > 1 && !stop_) {
-          syncer_wake_.wait_until(lock, std::chrono::steady_clock::now() + last_sync / 2, [&] {
-            return stop_ || appended_lsn_.load() - durable_lsn_.load() >= gather;
-          });
+          syncer_wake_.wait_until(lock, std::chrono::steady_clock::now() + last_sync / 2,
+                                  [&] { return stop_ || appended_lsn_.load() - durable_lsn_.load() >= gather; });
         }
       } else {
         syncer_wake_.wait_until(lock, next_tick, [&] { return stop_; });
@@ -390,8 +389,8 @@ WalScan scan_wal(const DataDir& dir, std::uint64_t from_lsn, RecoveryMode mode,
         } catch (const DecodeError& e) {
           // Its checksum holds, yet it does not fit the graph: never cut, always refuse.
           const std::uint64_t at = offset + kRecordHeaderSize + e.offset;
-          throw StorageError(fmt::format("log file {} at offset {}: record {} does not fit the graph: {}", path.string(),
-                                         at, lsn, e.what),
+          throw StorageError(fmt::format("log file {} at offset {}: record {} does not fit the graph: {}",
+                                         path.string(), at, lsn, e.what),
                              path.string(), at);
         }
         scan.next_lsn = lsn + 1;

@@ -9,10 +9,10 @@
 #include <propgraph/json.hpp>
 #endif
 
-#include <fmt/format.h>
-
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 namespace {
 
@@ -76,7 +76,6 @@ int main() {
         "no outgoing path Dave -> Alice");
   check(graph.count_vertices("Person") == 4 && graph.count_edges("KNOWS") == 3, "element counts");
 
-  fmt::print("consumer ({}): propgraph {} {}\n", mode, propgraph::version_string,
-             failures == 0 ? "OK" : "FAILED");
+  fmt::print("consumer ({}): propgraph {} {}\n", mode, propgraph::version_string, failures == 0 ? "OK" : "FAILED");
   return failures == 0 ? 0 : 1;
 }
