@@ -402,6 +402,10 @@ struct PostgresGraph::Impl {
   backend::Subgraph reachable(const ElementId& start, Direction direction, const std::optional<std::string>& edge_label,
                               int max_depth, const std::string* weight_key = nullptr);
 
+  /// What bfs and dfs from `start` may visit: reachable(...) within options.max_depth, nothing
+  /// when options.max_vertices is 0.
+  backend::Subgraph traversed(const ElementId& start, const TraversalOptions& options);
+
   /// Every vertex [with vertex_label] and the edges [with edge_label] between them.
   backend::Subgraph whole(const std::optional<std::string>& vertex_label, const std::optional<std::string>& edge_label,
                           bool edge_records);

@@ -149,19 +149,20 @@ std::vector<Component> PostgresGraph::connected_components(const ComponentOption
   return sub.components(sub.graph().connected_components(options));
 }
 
+backend::Subgraph PostgresGraph::Impl::traversed(const ElementId& start, const TraversalOptions& options) {
+  if (options.max_vertices == 0) return backend::Subgraph(*naming);
+  return reachable(start, options.direction, options.edge_label, options.max_depth);
+}
+
 std::vector<Visit> PostgresGraph::bfs(const ElementId& start, const TraversalOptions& options) {
   validate(options);
-  backend::Subgraph sub = options.max_vertices == 0
-                              ? backend::Subgraph(*impl_->naming)
-                              : impl_->reachable(start, options.direction, options.edge_label, options.max_depth);
+  backend::Subgraph sub = impl_->traversed(start, options);
   return sub.visits(sub.graph().bfs(sub.memory_vertex(start), options));
 }
 
 std::vector<Visit> PostgresGraph::dfs(const ElementId& start, const TraversalOptions& options) {
   validate(options);
-  backend::Subgraph sub = options.max_vertices == 0
-                              ? backend::Subgraph(*impl_->naming)
-                              : impl_->reachable(start, options.direction, options.edge_label, options.max_depth);
+  backend::Subgraph sub = impl_->traversed(start, options);
   return sub.visits(sub.graph().dfs(sub.memory_vertex(start), options));
 }
 
