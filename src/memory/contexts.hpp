@@ -28,6 +28,12 @@
 #include "propgraph/errors.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 
+/// The contexts' read and write steps are folded into each operation's body, as if written there
+/// (an operation is a few calls deep; GCC would otherwise keep this step apart and pay a call
+/// and a copy of the answer on every lookup).
+#define PROPGRAPH_CONTEXT_INLINE [[gnu::always_inline]] inline
+#define PROPGRAPH_CONTEXT_LAMBDA_INLINE __attribute__((always_inline))
+
 namespace propgraph::detail {
 
 /// Outside a transaction: reads take the shared lock, each write enters the writer gate, builds
@@ -42,9 +48,9 @@ class CommittedContext : public GraphState {
   /// saw is durable (after_seen_durable). With kAdjacency (calls that follow adjacency) the
   /// store's edges are linked first.
   template <bool kAdjacency = false, typename Fn>
-  decltype(auto) read(std::string_view operation, Fn&& fn) {
+  PROPGRAPH_CONTEXT_INLINE decltype(auto) read(std::string_view operation, Fn&& fn) {
     check_deadline(operation);
-    return after_seen_durable(operation, SeenWait::read, [&](std::uint64_t& seen) {
+    return after_seen_durable(operation, SeenWait::read, [&](std::uint64_t& seen) PROPGRAPH_CONTEXT_LAMBDA_INLINE {
       std::shared_lock lock(mutex);
       while (kAdjacency && !store.linked()) {
         lock.unlock();
@@ -56,7 +62,7 @@ class CommittedContext : public GraphState {
     });
   }
   template <typename Fn>
-  decltype(auto) read_adjacency(std::string_view operation, Fn&& fn) {
+  PROPGRAPH_CONTEXT_INLINE decltype(auto) read_adjacency(std::string_view operation, Fn&& fn) {
     return read<true>(operation, std::forward<Fn>(fn));
   }
 
@@ -64,7 +70,7 @@ class CommittedContext : public GraphState {
   /// outside the gate (concurrent commits share one sync). fn returns its record's lsn through
   /// its argument (0: none).
   template <typename Fn>
-  auto gated(std::string_view operation, Fn&& fn) {
+  PROPGRAPH_CONTEXT_INLINE auto gated(std::string_view operation, Fn&& fn) {
     return after_seen_durable(operation, SeenWait::write, [&](std::uint64_t& seen) {
       enter_gate(operation);
       GateGuard guard(gate);
@@ -80,7 +86,7 @@ class CommittedContext : public GraphState {
   /// it, then result(committed view, what change returned) builds the answer while this writer
   /// still holds the gate (the store cannot change under it).
   template <typename Change, typename Result>
-  auto write(std::string_view operation, Change&& change, Result&& result) {
+  PROPGRAPH_CONTEXT_INLINE auto write(std::string_view operation, Change&& change, Result&& result) {
     return gated(operation, [&](std::uint64_t& logged) {
       Overlay overlay(store);
       auto changed = change(overlay, TxView(overlay, prefix));
@@ -118,7 +124,7 @@ class TransactionContext {
 
   /// fn(view): the committed view (version-checked) before the first write, the TxView after.
   template <typename Fn>
-  decltype(auto) read(std::string_view operation, Fn&& fn) {
+  PROPGRAPH_CONTEXT_INLINE decltype(auto) read(std::string_view operation, Fn&& fn) {
     ensure_open(operation);
     check_deadline(operation);
     if (overlay_) return fn(TxView(*overlay_, graph_.prefix));  // this transaction is the only writer
@@ -140,14 +146,14 @@ class TransactionContext {
   }
   /// Every read of a transaction sees a linked store.
   template <typename Fn>
-  decltype(auto) read_adjacency(std::string_view operation, Fn&& fn) {
+  PROPGRAPH_CONTEXT_INLINE decltype(auto) read_adjacency(std::string_view operation, Fn&& fn) {
     return read(operation, std::forward<Fn>(fn));
   }
 
   /// change(overlay, view) after entering the gate on the first write; result(view, changed)
   /// at once (the transaction sees its own writes).
   template <typename Change, typename Result>
-  auto write(std::string_view operation, Change&& change, Result&& result) {
+  PROPGRAPH_CONTEXT_INLINE auto write(std::string_view operation, Change&& change, Result&& result) {
     ensure_open(operation);
     check_deadline(operation);  // a write to the overlay is quick, but a passed deadline refuses every call
     if (!overlay_) start_writing(operation);

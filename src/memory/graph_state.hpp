@@ -92,7 +92,7 @@ struct GraphState {
   /// own record's lsn. StorageError when the log failed before those writes were synced (then
   /// neither result nor exception is delivered); Timeout (SeenWait::read) at the deadline.
   template <class Fn>
-  auto after_seen_durable(std::string_view operation, SeenWait kind, Fn&& fn) const
+  [[gnu::always_inline]] inline auto after_seen_durable(std::string_view operation, SeenWait kind, Fn&& fn) const
       -> decltype(fn(std::declval<std::uint64_t&>())) {
     if (!durability) {
       std::uint64_t seen = 0;

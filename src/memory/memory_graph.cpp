@@ -1,5 +1,5 @@
-// MemoryGraph: opening, commit and discard of the shared state, and what MemoryGraph has besides
-// its operations (those are operations.cpp, over the contexts of contexts.hpp).
+// MemoryGraph: opening, commit and discard of the shared state, and MemoryGraph's calls: its
+// operations are operations_impl.hpp's over the committed graph (CommittedContext).
 #include "propgraph/memory/memory_graph.hpp"
 
 #include <atomic>
@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "memory/contexts.hpp"
+#include "memory/operations_impl.hpp"
 #include "memory/transaction.hpp"
 
 namespace propgraph {
@@ -94,5 +95,16 @@ std::unique_ptr<Transaction> MemoryGraph::begin() { return std::make_unique<deta
 void MemoryGraph::checkpoint() {
   if (impl_->durability) impl_->durability->checkpoint();
 }
+
+namespace detail {
+template class MemoryOperations<CommittedContext>;
+}  // namespace detail
+
+#define PROPGRAPH_DETAIL_OVERRIDE(name, result, parameters, arguments)                \
+  result MemoryGraph::name parameters {                                               \
+    return detail::MemoryOperations<detail::CommittedContext>(*impl_).name arguments; \
+  }
+PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_OVERRIDE, PROPGRAPH_DETAIL_OVERRIDE, PROPGRAPH_NO_DEFAULT_ARG)
+#undef PROPGRAPH_DETAIL_OVERRIDE
 
 }  // namespace propgraph

@@ -1,5 +1,9 @@
-// TransactionContext: what a MemoryGraph transaction does besides its operations.
+// MemoryGraph's transactions: TransactionContext, and MemoryTransaction's calls (operations_impl.hpp's
+// operations over the transaction's context).
+#include "memory/transaction.hpp"
+
 #include "memory/contexts.hpp"
+#include "memory/operations_impl.hpp"
 
 namespace propgraph::detail {
 
@@ -52,5 +56,12 @@ void TransactionContext::commit() {
   end();
   graph_.wait_durable(std::max(lsn, seen_));  // after leaving the gate: concurrent commits share one sync
 }
+
+template class MemoryOperations<TransactionContext>;
+
+#define PROPGRAPH_DETAIL_OVERRIDE(name, result, parameters, arguments) \
+  result MemoryTransaction::name parameters { return MemoryOperations<TransactionContext>(context_).name arguments; }
+PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_OVERRIDE, PROPGRAPH_DETAIL_OVERRIDE, PROPGRAPH_NO_DEFAULT_ARG)
+#undef PROPGRAPH_DETAIL_OVERRIDE
 
 }  // namespace propgraph::detail

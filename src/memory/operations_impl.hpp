@@ -1,7 +1,8 @@
-// MemoryGraph's operations, once for both contexts, and the overrides of MemoryGraph and
-// MemoryTransaction that call them (generated from PROPGRAPH_GRAPH_OPERATIONS, in this file so
-// that each body inlines into its override).
-#include "memory/operations.hpp"
+// MemoryGraph's operations, once for both contexts: the bodies of MemoryOperations<Context>.
+// Included by memory_graph.cpp and transaction.cpp, which instantiate them for their context
+// and define their class's overrides beside them (generated from PROPGRAPH_GRAPH_OPERATIONS),
+// so that each body inlines into its override and each file stays the size it was.
+#pragma once
 
 #include <algorithm>
 #include <cmath>
@@ -10,14 +11,13 @@
 #include <fmt/format.h>
 
 #include "memory/contexts.hpp"
+#include "memory/operations.hpp"
 #include "memory/reads.hpp"
-#include "memory/transaction.hpp"
 #include "memory/writes.hpp"
 #include "propgraph/fmt.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 
-namespace propgraph {
-namespace detail {
+namespace propgraph::detail {
 
 namespace {
 
@@ -406,22 +406,4 @@ std::vector<Cycle> MemoryOperations<Context>::detect_cycles(const CycleOptions& 
   return context_.read_adjacency("detect_cycles", [&](const auto& g) { return detail::detect_cycles(g, options); });
 }
 
-template class MemoryOperations<CommittedContext>;
-template class MemoryOperations<TransactionContext>;
-
-}  // namespace detail
-
-// -- the overrides ------------------------------------------------------------------------------
-
-#define PROPGRAPH_DETAIL_MEMORY_OVERRIDES(name, result, parameters, arguments)        \
-  result MemoryGraph::name parameters {                                               \
-    return detail::MemoryOperations<detail::CommittedContext>(*impl_).name arguments; \
-  }                                                                                   \
-  result detail::MemoryTransaction::name parameters {                                 \
-    return MemoryOperations<TransactionContext>(context_).name arguments;             \
-  }
-PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_MEMORY_OVERRIDES, PROPGRAPH_DETAIL_MEMORY_OVERRIDES,
-                           PROPGRAPH_NO_DEFAULT_ARG)
-#undef PROPGRAPH_DETAIL_MEMORY_OVERRIDES
-
-}  // namespace propgraph
+}  // namespace propgraph::detail
