@@ -9,8 +9,8 @@
 //                           change(overlay, TxView) records the write and returns what it did;
 //                           result(view, what it did) builds the answer after the write is
 //                           visible to the caller (committed: after commit; transaction: at once)
-//   schema(op, fn)          catalog and schema calls: fn() on the committed graph; a transaction
-//                           refuses them (InvalidArgument)
+//   schema(op, check, fn)   catalog and schema calls: check() the arguments, then fn(lsn) on the
+//                           committed graph; a transaction refuses them (InvalidArgument) first
 //   state()                 the GraphState, for the catalog and the index tables
 #pragma once
 
@@ -51,12 +51,7 @@ class CommittedContext : public GraphState {
   PROPGRAPH_CONTEXT_INLINE decltype(auto) read(std::string_view operation, Fn&& fn) {
     check_deadline(operation);
     return after_seen_durable(operation, SeenWait::read, [&](std::uint64_t& seen) PROPGRAPH_CONTEXT_LAMBDA_INLINE {
-      std::shared_lock lock(mutex);
-      while (kAdjacency && !store.linked()) {
-        lock.unlock();
-        ensure_linked();
-        lock.lock();
-      }
+      auto lock = kAdjacency ? lock_linked() : std::shared_lock(mutex);
       seen = seen_lsn();
       return fn(view());
     });
@@ -95,10 +90,11 @@ class CommittedContext : public GraphState {
     });
   }
 
-  /// Catalog and schema calls: fn(lsn) inside the writer gate, holding the durable graph's
-  /// schema mutex (what a checkpoint copies besides records).
-  template <typename Fn>
-  auto schema(std::string_view operation, Fn&& fn) {
+  /// Catalog and schema calls: check() before anything is locked, then fn(lsn) inside the writer
+  /// gate, holding the durable graph's schema mutex (what a checkpoint copies besides records).
+  template <typename Check, typename Fn>
+  auto schema(std::string_view operation, Check&& check, Fn&& fn) {
+    check();
     auto schema_lock = durability ? std::unique_lock(durability->schema_mutex) : std::unique_lock<std::mutex>();
     return gated(operation, std::forward<Fn>(fn));
   }
@@ -129,12 +125,7 @@ class TransactionContext {
     check_deadline(operation);
     if (overlay_) return fn(TxView(*overlay_, graph_.prefix));  // this transaction is the only writer
     return graph_.after_seen_durable(operation, GraphState::SeenWait::read, [&](std::uint64_t& seen) {
-      std::shared_lock lock(graph_.mutex);
-      while (!graph_.store.linked()) {  // the reads of a transaction see one linked store
-        lock.unlock();
-        graph_.ensure_linked();
-        lock.lock();
-      }
+      auto lock = graph_.lock_linked();  // the reads of a transaction see one linked store
       seen = graph_.seen_lsn();
       if (!read_version_) {
         read_version_ = graph_.store.version;
@@ -162,9 +153,9 @@ class TransactionContext {
     return result(view, changed);
   }
 
-  /// Catalog and schema calls are not transactional: InvalidArgument.
-  template <typename Fn>
-  bool schema(std::string_view operation, Fn&&) {
+  /// Catalog and schema calls are not transactional: InvalidArgument, whatever the arguments.
+  template <typename Check, typename Fn>
+  bool schema(std::string_view operation, Check&&, Fn&&) {
     not_transactional(operation);
   }
 

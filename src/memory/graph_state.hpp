@@ -55,6 +55,18 @@ struct GraphState {
     store.link();
   }
 
+  /// The shared lock, taken once the store's edges are linked (linking them first, under the
+  /// exclusive lock, when some wait): what a read that follows adjacency holds.
+  [[nodiscard, gnu::always_inline]] inline std::shared_lock<ReaderWriterLock> lock_linked() {
+    std::shared_lock lock(mutex);
+    while (!store.linked()) {
+      lock.unlock();
+      ensure_linked();
+      lock.lock();
+    }
+    return lock;
+  }
+
   /// Enters the writer gate, honouring the caller's deadline (Timeout when it passes first).
   void enter_gate(std::string_view operation);
 

@@ -23,7 +23,8 @@ class MemoryOperations {
 
 // Each body is folded into the override that calls it (memory_graph.cpp, transaction.cpp), as
 // when it was written there.
-#define PROPGRAPH_DETAIL_DECLARE(name, result, parameters, arguments) [[gnu::always_inline]] result name parameters;
+#define PROPGRAPH_DETAIL_DECLARE(name, result, parameters, arguments) \
+  [[gnu::always_inline]] inline result name parameters;
   PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_DECLARE, PROPGRAPH_DETAIL_DECLARE, PROPGRAPH_NO_DEFAULT_ARG)
 #undef PROPGRAPH_DETAIL_DECLARE
 

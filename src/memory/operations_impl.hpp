@@ -53,6 +53,8 @@ constexpr auto edge_or_none = [](const auto& g, Slot e) -> std::optional<Edge> {
   return make_edge(g, e);
 };
 constexpr auto as_is = [](const auto&, auto answer) { return answer; };
+/// For schema calls whose arguments need no check.
+constexpr auto no_check = [] {};
 
 }  // namespace
 
@@ -60,8 +62,8 @@ constexpr auto as_is = [](const auto&, auto answer) { return answer; };
 
 template <class Context>
 bool MemoryOperations<Context>::create_graph(std::string_view name) {
-  return context_.schema("create_graph", [&](std::uint64_t& lsn) {
-    validate_label(name, "graph name");
+  const auto check = [&] { validate_label(name, "graph name"); };
+  return context_.schema("create_graph", check, [&](std::uint64_t& lsn) {
     GraphState& g = context_.state();
     if (g.catalog.contains(name)) return false;
     lsn = g.log(durable::RecordType::catalog, catalog_record(true, name));
@@ -73,7 +75,7 @@ bool MemoryOperations<Context>::create_graph(std::string_view name) {
 
 template <class Context>
 bool MemoryOperations<Context>::drop_graph(std::string_view name) {
-  return context_.schema("drop_graph", [&](std::uint64_t& lsn) {
+  return context_.schema("drop_graph", no_check, [&](std::uint64_t& lsn) {
     GraphState& g = context_.state();
     if (name == g.graph_name) {
       const std::string old_prefix = g.prefix;
@@ -121,9 +123,11 @@ std::vector<std::string> MemoryOperations<Context>::edge_labels() {
 template <class Context>
 bool MemoryOperations<Context>::create_index(std::string_view label, std::string_view key,
                                              const IndexOptions& options) {
-  return context_.schema("create_index", [&](std::uint64_t& lsn) {
+  const auto check = [&] {
     validate_label(label);
     validate_index_key(key, "create_index");
+  };
+  return context_.schema("create_index", check, [&](std::uint64_t& lsn) {
     GraphState& graph = context_.state();
     auto& s = graph.store;
     const LabelId existing = s.labels.find(label);
@@ -174,7 +178,7 @@ bool MemoryOperations<Context>::create_index(std::string_view label, std::string
 
 template <class Context>
 bool MemoryOperations<Context>::drop_index(std::string_view label, std::string_view key) {
-  return context_.schema("drop_index", [&](std::uint64_t& lsn) {
+  return context_.schema("drop_index", no_check, [&](std::uint64_t& lsn) {
     GraphState& graph = context_.state();
     auto& s = graph.store;
     const LabelId l = s.labels.find(label);
