@@ -35,10 +35,28 @@ class AlreadyExists : public Error {
   using Error::Error;
 };
 
-/// A backend rejected or failed to run a query (server error, constraint violation).
+/// A query could not be parsed or run: a backend rejected a statement (server error,
+/// constraint violation), or an openCypher statement (query.hpp) has a syntax, semantic or
+/// runtime type error.
 class QueryError : public Error {
  public:
   using Error::Error;
+  /// `code` is the openCypher error class and detail (e.g. "SyntaxError",
+  /// "SemanticError: UndefinedVariable", "TypeError: InvalidArgumentType"); line and column
+  /// are 1-based, 0 when the error has no place in the text.
+  QueryError(const std::string& what, std::string code, int line = 0, int column = 0)
+      : Error(what), code_(std::move(code)), line_(line), column_(column) {}
+  /// The error class and detail; empty for errors a backend reports (server messages).
+  [[nodiscard]] const std::string& code() const noexcept { return code_; }
+  /// 1-based line of the error in the statement text, 0 when unknown.
+  [[nodiscard]] int line() const noexcept { return line_; }
+  /// 1-based column (in bytes) of the error in the statement text, 0 when unknown.
+  [[nodiscard]] int column() const noexcept { return column_; }
+
+ private:
+  std::string code_;
+  int line_ = 0;
+  int column_ = 0;
 };
 
 /// The backend could not be reached, or the connection broke mid-call, or a pool timed out.

@@ -1,0 +1,51 @@
+// Cypher's functions: the scalar, list, string, math and graph functions, and the aggregations.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "propgraph/operations.hpp"
+#include "propgraph/query.hpp"
+
+namespace propgraph::query {
+
+/// What a function may consult while it runs: the graph (startNode, endNode, ... read
+/// elements through it) — may be null when a function needs no graph.
+struct FunctionContext {
+  GraphOperations* graph = nullptr;
+};
+
+using ScalarFunction = QueryValue (*)(std::span<const QueryValue> arguments, FunctionContext& context);
+
+/// A known function: name as Cypher documents it (case-insensitive lookup), arity bounds
+/// (max -1 = variadic), and either a scalar implementation or `aggregate` = true.
+struct FunctionInfo {
+  std::string_view name;
+  int min_arguments = 0;
+  int max_arguments = 0;
+  bool aggregate = false;
+  ScalarFunction call = nullptr;  // null for aggregations
+};
+
+/// The function called `name` (case-insensitive), or nullptr when there is none.
+[[nodiscard]] const FunctionInfo* find_function(std::string_view name);
+
+/// Accumulates one aggregation (count, sum, avg, min, max, collect, stDev, stDevP,
+/// percentileCont, percentileDisc) over the rows of one group. Nulls are skipped (count(x)
+/// counts non-null values). With distinct, equivalent values (value_ops.hpp) count once.
+class Aggregator {
+ public:
+  virtual ~Aggregator() = default;
+  /// Adds one row's arguments (arguments[0] the aggregated value; percentiles also pass the
+  /// percentile as arguments[1]). Throws QueryError for a type error (sum of strings, ...).
+  virtual void add(std::span<const QueryValue> arguments) = 0;
+  /// The aggregate over what was added (count of nothing 0, sum 0, avg/min/max null,
+  /// collect []).
+  [[nodiscard]] virtual QueryValue result() const = 0;
+};
+
+/// A fresh aggregator for the aggregation `name` (find_function(name)->aggregate is true).
+[[nodiscard]] std::unique_ptr<Aggregator> make_aggregator(std::string_view name, bool distinct);
+
+}  // namespace propgraph::query
