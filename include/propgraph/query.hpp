@@ -20,6 +20,12 @@
 
 namespace propgraph {
 
+/// The label stored for a node a query creates without one (the model keeps one label per
+/// element). Queries see such a node as unlabeled: labels(n) is [], it prints as `()`, and a
+/// pattern `(n)` without a label matches it like any other node. A query that names this
+/// label itself is refused.
+inline constexpr std::string_view unlabeled_vertex_label = "_unlabeled";
+
 /// A value a query computes: null, bool, int64, double, string, list, map (string keys,
 /// iterated in ascending key order), Vertex, Edge or Path. Lists, maps and graph elements are
 /// shared immutable data: copying a QueryValue never copies them.
