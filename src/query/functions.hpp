@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "propgraph/operations.hpp"
@@ -27,6 +28,10 @@ struct FunctionInfo {
   bool aggregate = false;
   ScalarFunction call = nullptr;  // null for aggregations
 };
+
+/// A double as Cypher's toString prints it (Java's Double.toString): "1.0", "0.1", "1.0E20",
+/// "1.0E-4", "NaN", "Infinity".
+[[nodiscard]] std::string format_double(double value);
 
 /// The function called `name` (case-insensitive), or nullptr when there is none.
 [[nodiscard]] const FunctionInfo* find_function(std::string_view name);
