@@ -1,6 +1,9 @@
 // Cypher's functions (functions.hpp): the scalar functions over a static table, and the
-// aggregations. Strings are UTF-8 and measured in code points; case mapping is ASCII only.
+// aggregations. Strings are UTF-8 and measured in code points.
 #include "functions.hpp"
+
+#include <locale.h>
+#include <wctype.h>
 
 #include <algorithm>
 #include <array>
@@ -96,6 +99,58 @@ std::string ascii_case(std::string_view s, bool upper) {
   for (char& c : out) {
     if (upper && c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
     if (!upper && c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// The C.UTF-8 locale for Unicode simple case mapping, or null when the system lacks it.
+locale_t utf8_locale() {
+  static const locale_t locale = [] {
+    locale_t l = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
+    if (l == static_cast<locale_t>(nullptr))
+      l = newlocale(LC_CTYPE_MASK, "en_US.UTF-8", static_cast<locale_t>(nullptr));
+    return l;
+  }();
+  return locale;
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// Unicode simple (one to one) case mapping of UTF-8 text; ASCII only when no UTF-8 locale is
+// installed. Malformed bytes are copied unchanged.
+std::string change_case(std::string_view s, bool upper) {
+  const locale_t locale = utf8_locale();
+  if (locale == static_cast<locale_t>(nullptr)) return ascii_case(s, upper);
+  std::string out;
+  out.reserve(s.size());
+  for (std::string_view cp : split_code_points(s)) {
+    const auto lead = static_cast<unsigned char>(cp[0]);
+    const std::size_t expected = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
+    if (expected != cp.size()) {
+      out += cp;
+      continue;
+    }
+    char32_t value = expected == 1 ? lead : lead & (0x7F >> expected);
+    for (std::size_t k = 1; k < cp.size(); ++k) value = (value << 6) | (static_cast<unsigned char>(cp[k]) & 0x3F);
+    const auto mapped =
+        upper ? towupper_l(static_cast<wint_t>(value), locale) : towlower_l(static_cast<wint_t>(value), locale);
+    append_utf8(out, static_cast<char32_t>(mapped));
   }
   return out;
 }
@@ -450,11 +505,11 @@ QueryValue fn_random_uuid(Args, FunctionContext&) {
 
 QueryValue fn_to_upper(Args args, FunctionContext&) {
   if (args[0].is_null()) return nullptr;
-  return ascii_case(string_argument("toUpper", args[0]), true);
+  return change_case(string_argument("toUpper", args[0]), true);
 }
 QueryValue fn_to_lower(Args args, FunctionContext&) {
   if (args[0].is_null()) return nullptr;
-  return ascii_case(string_argument("toLower", args[0]), false);
+  return change_case(string_argument("toLower", args[0]), false);
 }
 QueryValue fn_trim(Args args, FunctionContext&) {
   if (args[0].is_null()) return nullptr;
@@ -916,23 +971,39 @@ class Sum final : public Aggregator {
   double real_sum_ = 0;
 };
 
+// The sum over the count, as Neo4j computes it: an int sum while the values are ints and it
+// fits, else a double sum.
 class Avg final : public Aggregator {
  public:
   explicit Avg(bool distinct) : filter_(distinct) {}
   void add(Args args) override {
     const QueryValue& v = args[0];
     if (v.is_null()) return;
-    const double x = numeric_input("avg", v);
+    if (!v.is_number()) bad_type("avg", v);
     if (!filter_.admit(v)) return;
     ++count_;
-    mean_ += (x - mean_) / static_cast<double>(count_);  // running mean: no overflow
+    std::int64_t sum = 0;
+    if (!real_ && v.is_int() && !__builtin_add_overflow(int_sum_, v.as_int(), &sum)) {
+      int_sum_ = sum;
+      return;
+    }
+    if (!real_) {
+      real_ = true;
+      real_sum_ = static_cast<double>(int_sum_);
+    }
+    real_sum_ += v.as_number();
   }
-  [[nodiscard]] QueryValue result() const override { return count_ == 0 ? QueryValue() : QueryValue(mean_); }
+  [[nodiscard]] QueryValue result() const override {
+    if (count_ == 0) return nullptr;
+    return (real_ ? real_sum_ : static_cast<double>(int_sum_)) / static_cast<double>(count_);
+  }
 
  private:
   DistinctFilter filter_;
   std::int64_t count_ = 0;
-  double mean_ = 0;
+  bool real_ = false;
+  std::int64_t int_sum_ = 0;
+  double real_sum_ = 0;
 };
 
 // min (sign -1) or max (sign 1) by the ORDER BY order; DISTINCT changes nothing.
