@@ -552,7 +552,9 @@ QueryValue fn_replace(Args args, FunctionContext&) {
 QueryValue fn_substring(Args args, FunctionContext&) {
   if (args[0].is_null()) return nullptr;
   const std::string& text = string_argument("substring", args[0]);
-  if (args[1].is_null() || (args.size() > 2 && args[2].is_null())) return nullptr;
+  // A null start or length is an error (Neo4j), unlike a null string.
+  if (args[1].is_null()) bad_type("substring", args[1]);
+  if (args.size() > 2 && args[2].is_null()) bad_type("substring", args[2]);
   const std::int64_t start = int_argument("substring", args[1]);
   if (start < 0) out_of_range(fmt::format("substring(): start {} is negative", start));
   const std::size_t begin = byte_offset(text, start);
@@ -566,7 +568,7 @@ QueryValue fn_substring(Args args, FunctionContext&) {
 QueryValue fn_left(Args args, FunctionContext&) {
   if (args[0].is_null()) return nullptr;
   const std::string& text = string_argument("left", args[0]);
-  if (args[1].is_null()) return nullptr;
+  if (args[1].is_null()) bad_type("left", args[1]);  // as Neo4j: only a null string gives null
   const std::int64_t n = int_argument("left", args[1]);
   if (n < 0) out_of_range(fmt::format("left(): length {} is negative", n));
   return text.substr(0, byte_offset(text, n));
@@ -575,7 +577,7 @@ QueryValue fn_left(Args args, FunctionContext&) {
 QueryValue fn_right(Args args, FunctionContext&) {
   if (args[0].is_null()) return nullptr;
   const std::string& text = string_argument("right", args[0]);
-  if (args[1].is_null()) return nullptr;
+  if (args[1].is_null()) bad_type("right", args[1]);  // as Neo4j: only a null string gives null
   const std::int64_t n = int_argument("right", args[1]);
   if (n < 0) out_of_range(fmt::format("right(): length {} is negative", n));
   const std::int64_t total = code_points(text);
@@ -638,8 +640,9 @@ QueryValue fn_reverse(Args args, FunctionContext&) {
 
 // -- list functions ----------------------------------------------------------------------------
 
-/// range() builds at most this many elements.
-constexpr std::int64_t kMaxRange = 100'000'000;
+/// range() builds at most this many elements (a list of them takes 400 MB); more throws
+/// ArgumentError: NumberOutOfRange rather than exhausting memory.
+constexpr std::int64_t kMaxRange = 10'000'000;
 
 std::int64_t range_argument(const QueryValue& v) {
   if (!v.is_int()) {
@@ -658,9 +661,9 @@ QueryValue fn_range(Args args, FunctionContext&) {
   List out;
   if ((step > 0 && start > end) || (step < 0 && start < end)) return out;
   // Count in unsigned arithmetic: end - start may not fit an int64.
-  const auto span =
-      static_cast<std::uint64_t>(step > 0 ? static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(start)
-                                          : static_cast<std::uint64_t>(start) - static_cast<std::uint64_t>(end));
+  const auto ustart = static_cast<std::uint64_t>(start);
+  const auto uend = static_cast<std::uint64_t>(end);
+  const std::uint64_t span = step > 0 ? uend - ustart : ustart - uend;
   const std::uint64_t magnitude = step > 0 ? static_cast<std::uint64_t>(step) : 0 - static_cast<std::uint64_t>(step);
   const std::uint64_t count = span / magnitude + 1;
   if (count > static_cast<std::uint64_t>(kMaxRange)) {
@@ -751,14 +754,29 @@ double round_decimal(double x, std::int64_t precision, std::string_view mode) {
   return negative ? -magnitude : magnitude;
 }
 
+// Java's Math.round on a double: the nearest integer, ties toward positive infinity.
+double round_half_ceiling(double x) {
+  if (!std::isfinite(x)) return x;
+  const double below = std::floor(x);
+  const double result = x - below >= 0.5 ? below + 1.0 : below;  // x - below is exact
+  return result == 0 ? 0.0 : result;
+}
+
+// As Neo4j: round(x) and round(x, 0) round ties toward positive infinity (round(-1.5) is -1.0);
+// round(x, precision) rounds ties away from zero (HALF_UP) unless a mode is given.
 QueryValue fn_round(Args args, FunctionContext&) {
   if (any_null(args)) return nullptr;
   const double x = number_argument("round", args[0]);
-  if (args.size() == 1) return std::round(x);  // half away from zero
-  const std::int64_t precision = int_argument("round", args[1]);
+  const std::int64_t precision = args.size() > 1 ? int_argument("round", args[1]) : 0;
+  if (args.size() < 3 && precision == 0) return round_half_ceiling(x);
   std::string mode = "HALF_UP";
   if (args.size() > 2) mode = ascii_case(string_argument("round", args[2]), true);
   return round_decimal(x, precision, mode);
+}
+
+QueryValue fn_is_nan(Args args, FunctionContext&) {
+  if (args[0].is_null()) return nullptr;
+  return std::isnan(number_argument("isNaN", args[0]));
 }
 
 template <double (*F)(double)>
@@ -873,6 +891,7 @@ constexpr std::array kFunctions{
     scalar("floor", 1, 1, fn_floor),
     scalar("round", 1, 3, fn_round),
     scalar("sign", 1, 1, fn_sign),
+    scalar("isNaN", 1, 1, fn_is_nan),
     scalar("sqrt", 1, 1, fn_sqrt),
     scalar("exp", 1, 1, fn_exp),
     scalar("log", 1, 1, fn_log),

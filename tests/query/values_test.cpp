@@ -612,6 +612,10 @@ TEST(Functions, Strings) {
   EXPECT_EQ(call("right", {"hello", 3}), QueryValue("llo"));
   EXPECT_EQ(call("right", {"hi", 10}), QueryValue("hi"));
   EXPECT_TRUE(call("left", {nullptr, 3}).is_null());
+  EXPECT_TRUE(call("right", {nullptr, nullptr}).is_null());
+  EXPECT_EQ(call_error("left", {"abc", nullptr}), kTypeArg);
+  EXPECT_EQ(call_error("substring", {"abc", nullptr}), kTypeArg);
+  EXPECT_EQ(call_error("substring", {"abc", 0, nullptr}), kTypeArg);
   EXPECT_EQ(call_error("right", {"abc", -1}), "ArgumentError: NumberOutOfRange");
   EXPECT_EQ(call_error("left", {1, 1}), kTypeArg);
   EXPECT_EQ(call("split", {"one1two", "1"}), QueryValue(List{"one", "two"}));
@@ -631,9 +635,18 @@ TEST(Functions, Math) {
   EXPECT_EQ(call("ceil", {1.2}), QueryValue(2.0));
   EXPECT_EQ(call("ceil", {1}), QueryValue(1.0));
   EXPECT_EQ(call("floor", {-1.2}), QueryValue(-2.0));
+  // Neo4j's round: ties toward positive infinity without a precision (or with precision 0),
+  // away from zero (HALF_UP) with one.
   EXPECT_EQ(call("round", {2.5}), QueryValue(3.0));
-  EXPECT_EQ(call("round", {-2.5}), QueryValue(-3.0));
-  EXPECT_EQ(call("round", {-2.4}), QueryValue(-2.0));
+  EXPECT_EQ(call("round", {-2.5}), QueryValue(-2.0));
+  EXPECT_EQ(call("round", {-1.5, 0}), QueryValue(-1.0));
+  EXPECT_EQ(call("round", {-2.6}), QueryValue(-3.0));
+  EXPECT_EQ(call("round", {-0.4}), QueryValue(0.0));
+  EXPECT_EQ(call("round", {0.49999999999999994}), QueryValue(0.0));
+  EXPECT_EQ(call("round", {3}), QueryValue(3.0));
+  EXPECT_EQ(call("round", {1e300}), QueryValue(1e300));
+  EXPECT_EQ(call("round", {3.141592}), QueryValue(3.0));
+  EXPECT_EQ(call("round", {-1.55, 1}), QueryValue(-1.6));
   EXPECT_EQ(call("round", {3.141592, 3}), QueryValue(3.142));
   EXPECT_EQ(call("round", {2.675, 2}), QueryValue(2.68));  // the decimal 2.675, as BigDecimal.valueOf
   EXPECT_EQ(call("round", {-1.25, 1}), QueryValue(-1.3));
@@ -644,6 +657,19 @@ TEST(Functions, Math) {
   EXPECT_EQ(call("round", {-1.29, 1, "DOWN"}), QueryValue(-1.2));
   EXPECT_EQ(call("round", {-1.21, 1, "CEILING"}), QueryValue(-1.2));
   EXPECT_EQ(call("round", {-1.21, 1, "FLOOR"}), QueryValue(-1.3));
+  // The Neo4j manual's table: 1.249, -1.251, 1.25 and -1.35 at precision 1 in each mode.
+  const std::vector<std::pair<const char*, std::vector<double>>> modes{
+      {"UP", {1.3, -1.3, 1.3, -1.4}},        {"DOWN", {1.2, -1.2, 1.2, -1.3}},    {"CEILING", {1.3, -1.2, 1.3, -1.3}},
+      {"FLOOR", {1.2, -1.3, 1.2, -1.4}},     {"HALF_UP", {1.2, -1.3, 1.3, -1.4}}, {"HALF_DOWN", {1.2, -1.3, 1.2, -1.3}},
+      {"HALF_EVEN", {1.2, -1.3, 1.2, -1.4}},
+  };
+  for (const auto& [mode, expected] : modes) {
+    const double inputs[] = {1.249, -1.251, 1.25, -1.35};
+    for (std::size_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(call("round", {inputs[i], 1, mode}), QueryValue(expected[i])) << mode << " " << inputs[i];
+    }
+  }
+  EXPECT_EQ(call("round", {-1.5, 0, "HALF_UP"}), QueryValue(-2.0));
   EXPECT_EQ(call("round", {1234.5, -2}), QueryValue(1200.0));
   EXPECT_EQ(call("round", {9.99, 1}), QueryValue(10.0));
   EXPECT_EQ(call("round", {0.004, 2}), QueryValue(0.0));
@@ -655,6 +681,10 @@ TEST(Functions, Math) {
   EXPECT_EQ(call("sign", {0.0}), QueryValue(0));
   EXPECT_EQ(call("sign", {2.5}), QueryValue(1));
   EXPECT_EQ(call_error("sign", {true}), kTypeArg);
+  EXPECT_EQ(call("isNaN", {kNaN}), QueryValue(true));
+  EXPECT_EQ(call("isNaN", {1}), QueryValue(false));
+  EXPECT_TRUE(call("isNaN", {nullptr}).is_null());
+  EXPECT_EQ(call_error("isNaN", {"NaN"}), kTypeArg);
   EXPECT_EQ(call("sqrt", {16}), QueryValue(4.0));
   EXPECT_TRUE(std::isnan(call("sqrt", {-1}).as_double()));
   EXPECT_DOUBLE_EQ(call("exp", {1}).as_double(), std::numbers::e);
@@ -779,6 +809,22 @@ TEST(Aggregations, Percentiles) {
               "ArgumentError: NumberOutOfRange");
   }
   EXPECT_EQ(error_code([] { (void)aggregate("percentileDisc", {"a"}, false, {0.5}); }), kTypeArg);
+}
+
+TEST(Aggregations, TheNeo4jManualExamples) {
+  const List ages{58, 70, 55, 55, 71};
+  EXPECT_EQ(aggregate("sum", ages), QueryValue(309));
+  EXPECT_DOUBLE_EQ(aggregate("avg", ages).as_double(), 61.8);
+  EXPECT_DOUBLE_EQ(aggregate("percentileCont", ages, false, {0.4}).as_double(), 56.8);
+  EXPECT_EQ(aggregate("percentileDisc", ages, false, {0.5}), QueryValue(58));
+  EXPECT_EQ(aggregate("max", ages), QueryValue(71));
+  EXPECT_DOUBLE_EQ(aggregate("stDev", {58, 70, 55}).as_double(), 7.937253933193772);
+  EXPECT_DOUBLE_EQ(aggregate("stDevP", {58, 70, 55}).as_double(), 6.48074069840786);
+  const List mixed{1, "a", nullptr, 0.2, "b", "1", "99"};
+  EXPECT_EQ(aggregate("max", mixed), QueryValue(1));
+  EXPECT_EQ(aggregate("min", mixed), QueryValue("1"));
+  EXPECT_EQ(aggregate("max", {List{1, "a", 89}, List{1, 2}}), QueryValue(List{1, 2}));
+  EXPECT_EQ(aggregate("min", {"d", List{1, 2}, List{"a", "c", 23}}), QueryValue(List{"a", "c", 23}));
 }
 
 TEST(Aggregations, UnknownNamesAreRefused) {
