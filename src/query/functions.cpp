@@ -7,12 +7,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -517,11 +520,11 @@ QueryValue fn_trim(Args args, FunctionContext&) {
 }
 QueryValue fn_ltrim(Args args, FunctionContext&) {
   if (args[0].is_null()) return nullptr;
-  return trim_left(string_argument("lTrim", args[0]));
+  return trim_left(string_argument("ltrim", args[0]));
 }
 QueryValue fn_rtrim(Args args, FunctionContext&) {
   if (args[0].is_null()) return nullptr;
-  return trim_right(string_argument("rTrim", args[0]));
+  return trim_right(string_argument("rtrim", args[0]));
 }
 
 QueryValue fn_replace(Args args, FunctionContext&) {
@@ -873,8 +876,8 @@ constexpr std::array kFunctions{
     scalar("toLower", 1, 1, fn_to_lower),
     scalar("lower", 1, 1, fn_to_lower),
     scalar("trim", 1, 1, fn_trim),
-    scalar("lTrim", 1, 1, fn_ltrim),
-    scalar("rTrim", 1, 1, fn_rtrim),
+    scalar("ltrim", 1, 1, fn_ltrim),
+    scalar("rtrim", 1, 1, fn_rtrim),
     scalar("replace", 3, 3, fn_replace),
     scalar("substring", 2, 3, fn_substring),
     scalar("left", 2, 2, fn_left),
