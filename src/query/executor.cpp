@@ -1168,20 +1168,22 @@ class Executor {
     return QueryValue(QueryValue::List(list.begin() + a, list.begin() + b));
   }
 
+  // children: subject (or nullptr), when/then pairs, else (or nullptr).
   QueryValue case_expression(const Expr& e, Row& row) {
-    std::size_t i = 0;
     QueryValue subject;
-    if (e.has_subject) subject = eval(*e.children[i++], row);
-    const std::size_t end = e.children.size() - (e.has_else ? 1 : 0);
-    for (; i + 1 < end; i += 2) {
+    if (e.has_subject) subject = eval(*e.children[0], row);
+    const std::size_t end = e.children.size() - 1;
+    for (std::size_t i = 1; i + 1 < end; i += 2) {
       QueryValue when = eval(*e.children[i], row);
-      const bool hit = e.has_subject ? equals(subject, when) == Truth::true_ : (when.is_bool() && when.as_bool());
-      if (!e.has_subject && !when.is_null() && !when.is_bool()) {
-        type_error("InvalidArgumentType", "CASE WHEN expects a boolean");
+      bool hit = false;
+      if (e.has_subject) {
+        hit = equals(subject, when) == Truth::true_;
+      } else {
+        hit = to_truth(when, "CASE WHEN") == Truth::true_;
       }
       if (hit) return eval(*e.children[i + 1], row);
     }
-    if (e.has_else && e.children.back()) return eval(*e.children.back(), row);
+    if (e.children.back()) return eval(*e.children.back(), row);
     return QueryValue();
   }
 

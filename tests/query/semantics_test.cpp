@@ -40,7 +40,8 @@ TEST(CypherSemantics, ThreeValuedLogic) {
   EXPECT_EQ(single(g, "RETURN 1 IN [2, null]"), QueryValue());
   EXPECT_EQ(single(g, "RETURN 2 IN [2, null]"), QueryValue(true));
   EXPECT_EQ(single(g, "RETURN [1, null] = [1, null]"), QueryValue());
-  EXPECT_EQ(single(g, "RETURN [1, 2] = [1, null]"), QueryValue(false));
+  EXPECT_EQ(single(g, "RETURN [1, 2] = [1, null]"), QueryValue());
+  EXPECT_EQ(single(g, "RETURN [1, 2] = [3, null]"), QueryValue(false));
   // WHERE keeps only true rows.
   EXPECT_EQ(column(g, "UNWIND [1, null, 3] AS x WITH x WHERE x > 1 RETURN x"), (std::vector<QueryValue>{3}));
 }
