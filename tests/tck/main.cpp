@@ -128,63 +128,98 @@ std::string read_file(const fs::path& path) {
   return s.str();
 }
 
-/// Runs the scenario in a child process, so that a crash or a hang fails only this scenario.
-ScenarioResult run_isolated(const propgraph::tck::Scenario& scenario, const propgraph::tck::RunOptions& options,
-                            double kill_after_s) {
-  std::array<int, 2> fds{};
-  if (pipe(fds.data()) != 0) return {Outcome::failed, fmt::format("pipe: {}", std::strerror(errno))};
-  std::cout.flush();
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
+/// Runs the scenarios in a child process that reports each result as it goes (one line
+/// "<outcome> <reason size>", then the reason), so that a crash or a hang fails only the scenario
+/// it happened in: the next child starts after it. A scenario is killed after `kill_after_s`.
+std::vector<ScenarioResult> run_isolated(const std::vector<const propgraph::tck::Scenario*>& scenarios,
+                                         const propgraph::tck::RunOptions& options, double kill_after_s) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<ScenarioResult> results;
+  while (results.size() < scenarios.size()) {
+    const std::size_t first = results.size();
+    std::array<int, 2> fds{};
+    if (pipe(fds.data()) != 0) {
+      results.push_back({Outcome::failed, fmt::format("pipe: {}", std::strerror(errno))});
+      continue;
+    }
+    std::cout.flush();
+    const pid_t pid = fork();
+    if (pid < 0) {
+      close(fds[0]);
+      close(fds[1]);
+      results.push_back({Outcome::failed, fmt::format("fork: {}", std::strerror(errno))});
+      continue;
+    }
+    if (pid == 0) {
+      close(fds[0]);
+      for (std::size_t i = first; i < scenarios.size(); ++i) {
+        const ScenarioResult r = propgraph::tck::run_scenario(*scenarios[i], options);
+        const std::string frame = fmt::format("{} {}\n{}", static_cast<int>(r.outcome), r.reason.size(), r.reason);
+        std::size_t done = 0;
+        while (done < frame.size()) {
+          const ssize_t n = write(fds[1], frame.data() + done, frame.size() - done);
+          if (n < 0 && errno == EINTR) continue;
+          if (n <= 0) _exit(1);
+          done += static_cast<std::size_t>(n);
+        }
+      }
+      _exit(0);
+    }
     close(fds[1]);
-    return {Outcome::failed, fmt::format("fork: {}", std::strerror(errno))};
-  }
-  if (pid == 0) {
+    std::string buffer;
+    bool timed_out = false;
+    auto deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kill_after_s));
+    while (true) {
+      // Take the complete frames.
+      while (true) {
+        const auto newline = buffer.find('\n');
+        if (newline == std::string::npos) break;
+        int outcome = 0;
+        std::size_t size = 0;
+        if (std::sscanf(buffer.c_str(), "%d %zu", &outcome, &size) != 2 || outcome < 0 || outcome > 2) {
+          buffer.clear();  // not a frame: the child is broken; it is killed below
+          timed_out = true;
+          break;
+        }
+        if (buffer.size() < newline + 1 + size) break;
+        results.push_back({static_cast<Outcome>(outcome), buffer.substr(newline + 1, size)});
+        buffer.erase(0, newline + 1 + size);
+        deadline =
+            Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kill_after_s));
+      }
+      if (timed_out) break;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) {
+        timed_out = true;
+        break;
+      }
+      pollfd p{fds[0], POLLIN, 0};
+      const int ready = poll(&p, 1, static_cast<int>(left.count()));
+      if (ready <= 0) continue;  // EINTR or the deadline: checked above
+      std::array<char, 65536> chunk{};
+      const ssize_t n = read(fds[0], chunk.data(), chunk.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // the child is done, or died
+      buffer.append(chunk.data(), static_cast<std::size_t>(n));
+    }
     close(fds[0]);
-    const ScenarioResult r = propgraph::tck::run_scenario(scenario, options);
-    const std::string message = std::string(1, static_cast<char>('0' + static_cast<int>(r.outcome))) + r.reason;
-    std::size_t done = 0;
-    while (done < message.size()) {
-      const ssize_t n = write(fds[1], message.data() + done, message.size() - done);
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
+    if (timed_out) kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string message;
-  bool timed_out = false;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kill_after_s);
-  while (true) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      break;
+    if (results.size() < scenarios.size()) {
+      if (timed_out) {
+        results.push_back({Outcome::failed, fmt::format("hung: killed after {} s", kill_after_s)});
+      } else if (WIFSIGNALED(status)) {
+        results.push_back({Outcome::failed, fmt::format("crashed: {}", strsignal(WTERMSIG(status)))});
+      } else {
+        results.push_back({Outcome::failed, fmt::format("the scenario process exited with status {} and no result",
+                                                        WIFEXITED(status) ? WEXITSTATUS(status) : -1)});
+      }
     }
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;
-    std::array<char, 65536> buffer{};
-    const ssize_t n = read(fds[0], buffer.data(), buffer.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    message.append(buffer.data(), static_cast<std::size_t>(n));
   }
-  close(fds[0]);
-  if (timed_out) kill(pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (timed_out) return {Outcome::failed, fmt::format("hung: killed after {} s", kill_after_s)};
-  if (WIFSIGNALED(status)) return {Outcome::failed, fmt::format("crashed: {}", strsignal(WTERMSIG(status)))};
-  if (message.empty() || message[0] < '0' || message[0] > '2') {
-    return {Outcome::failed, fmt::format("the scenario process exited with status {} and no result",
-                                         WIFEXITED(status) ? WEXITSTATUS(status) : -1)};
-  }
-  return {static_cast<Outcome>(message[0] - '0'), message.substr(1)};
+  return results;
 }
 
 std::string command_output(const std::string& command) {
@@ -323,14 +358,24 @@ int main(int argc, char** argv) {
       std::cout << "FAILED " << feature << ": " << e.what() << "\n";
       continue;
     }
+    std::vector<const propgraph::tck::Scenario*> selected;
     for (const auto& scenario : parsed_feature.scenarios) {
-      const std::string id = fmt::format("{}: {}", feature, scenario.name);
-      if (options.filter && !std::regex_search(id, *options.filter)) continue;
-      Record record{feature, folder, scenario.name, scenario.example_index, scenario.line, {}};
-      record.result = options.fork ? run_isolated(scenario, run_options, 2 * options.timeout_s + 1)
-                                   : propgraph::tck::run_scenario(scenario, run_options);
+      if (!options.filter || std::regex_search(fmt::format("{}: {}", feature, scenario.name), *options.filter)) {
+        selected.push_back(&scenario);
+      }
+    }
+    std::vector<ScenarioResult> results;
+    if (options.fork) {
+      results = run_isolated(selected, run_options, 2 * options.timeout_s + 1);
+    } else {
+      for (const auto* scenario : selected) results.push_back(propgraph::tck::run_scenario(*scenario, run_options));
+    }
+    for (std::size_t i = 0; i < selected.size(); ++i) {
+      const auto& scenario = *selected[i];
+      Record record{feature, folder, scenario.name, scenario.example_index, scenario.line, std::move(results[i])};
       if (options.verbose) {
-        std::cout << fmt::format("{:<7} {}{}", propgraph::tck::to_string(record.result.outcome), id,
+        std::cout << fmt::format("{:<7} {}: {}{}", propgraph::tck::to_string(record.result.outcome), feature,
+                                 scenario.name,
                                  scenario.example_index ? fmt::format(" #{}", scenario.example_index) : "");
         if (!record.result.reason.empty()) std::cout << "\n        " << record.result.reason;
         std::cout << "\n";

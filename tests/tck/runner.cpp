@@ -29,46 +29,6 @@ std::string_view to_string(Outcome outcome) noexcept {
   return "?";
 }
 
-GraphSnapshot snapshot(GraphOperations& graph) {
-  GraphSnapshot s;
-  auto add_properties = [&](char kind, const ElementId& id, const Properties& properties) {
-    for (const auto& [key, value] : properties) {
-      s.properties.insert(fmt::format("{}{}\x1f{}\x1f{}", kind, id.str(), key, canonical(from_value(value))));
-    }
-  };
-  for (const auto& label : graph.vertex_labels()) {
-    if (label != unlabeled_vertex_label) s.labels.insert(label);
-    for (const auto& vertex : graph.find_vertices_by_label(label)) {
-      s.nodes.emplace(vertex.id.str());
-      add_properties('n', vertex.id, vertex.properties);
-    }
-  }
-  for (const auto& label : graph.edge_labels()) {
-    for (const auto& edge : graph.find_edges_by_label(label)) {
-      s.relationships.emplace(edge.id.str());
-      add_properties('r', edge.id, edge.properties);
-    }
-  }
-  return s;
-}
-
-std::map<std::string, std::int64_t> side_effects(const GraphSnapshot& before, const GraphSnapshot& after) {
-  auto missing = [](const std::set<std::string>& from, const std::set<std::string>& in) {
-    return static_cast<std::int64_t>(
-        std::count_if(from.begin(), from.end(), [&](const std::string& x) { return !in.contains(x); }));
-  };
-  return {
-      {"+nodes", missing(after.nodes, before.nodes)},
-      {"-nodes", missing(before.nodes, after.nodes)},
-      {"+relationships", missing(after.relationships, before.relationships)},
-      {"-relationships", missing(before.relationships, after.relationships)},
-      {"+properties", missing(after.properties, before.properties)},
-      {"-properties", missing(before.properties, after.properties)},
-      {"+labels", missing(after.labels, before.labels)},
-      {"-labels", missing(before.labels, after.labels)},
-  };
-}
-
 namespace {
 
 constexpr std::string_view kOutsidePrefix = "OutsideModel";
@@ -92,17 +52,6 @@ std::string outside_reason(std::string_view code) {
 
 std::string describe(const QueryError& e) {
   return e.code().empty() ? std::string(e.what()) : fmt::format("{} ({})", e.code(), e.what());
-}
-
-/// GraphOperations::query, while the engine lands; until then every query fails.
-template <class Graph>
-QueryResult run_query(Graph& graph, const Query& query, const Parameters& parameters) {
-  if constexpr (requires { graph.query(query, parameters); }) {
-    return graph.query(query, parameters);
-  } else {
-    (void)graph, (void)query, (void)parameters;
-    throw std::runtime_error("GraphOperations::query is not available in this build");
-  }
 }
 
 /// What the last `When executing ...` step produced.
@@ -203,7 +152,9 @@ class ScenarioRun {
   static std::string body(const Step& step) {
     if (step.has_doc_string) return step.doc_string;
     const auto colon = step.text.find(':');  // `When executing query: RETURN 1`
-    return colon == std::string::npos ? std::string() : step.text.substr(colon + 1);
+    if (colon == std::string::npos) return {};
+    const auto start = step.text.find_first_not_of(" \t", colon + 1);
+    return start == std::string::npos ? std::string() : step.text.substr(start);
   }
 
   void load_graph(const std::string& name) {
@@ -217,7 +168,7 @@ class ScenarioRun {
 
   void setup(const std::string& text) {
     try {
-      (void)run_query(graph_, Query::parse(text), parameters_);
+      (void)graph_.query(Query::parse(text), parameters_);
     } catch (const QueryError& e) {
       if (is_outside(e)) throw;
       fail(fmt::format("setup query failed: {}\n  query: {}", describe(e), text));
@@ -238,7 +189,7 @@ class ScenarioRun {
     try {
       const Query query = Query::parse(text);
       executed_->at_compile_time = false;
-      executed_->result = run_query(graph_, query, parameters_);
+      executed_->result = graph_.query(query, parameters_);
     } catch (const QueryError& e) {
       if (is_outside(e)) throw;
       executed_->failed = true;

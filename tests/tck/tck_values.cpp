@@ -106,9 +106,9 @@ class Parser {
     if (c == '<') return path();
     if (c == '{') return TckValue::of_map(properties());
     if (c == '[') {
-      ++pos_;
+      const std::size_t open = pos_++;
       if (at(":")) {
-        --pos_;
+        pos_ = open;
         return relationship();
       }
       std::vector<TckValue> items;
