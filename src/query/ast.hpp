@@ -251,6 +251,7 @@ struct CallClause {
   std::vector<ExprPtr> arguments;
   bool has_arguments = false;  // `CALL p` (implicit arguments) vs `CALL p()`
   std::vector<std::pair<std::string, std::string>> yield;  // (field, alias-or-empty)
+  bool yield_all = false;  // `YIELD *` (standalone calls)
   ExprPtr where;
 };
 
