@@ -444,7 +444,8 @@ int main(int argc, char** argv) {
         {"all", {{"passed", all.passed}, {"in_model", all.passed + all.failed}, {"percent", all.rate()}}}};
     if (options.json->has_parent_path()) fs::create_directories(options.json->parent_path());
     std::ofstream out(*options.json);
-    out << j.dump(1) << "\n";
+    out << j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";  // engine messages may hold any bytes
     if (!out) {
       std::cerr << "propgraph-tck: cannot write " << options.json->string() << "\n";
       return 2;

@@ -92,7 +92,9 @@ std::vector<std::string> split_statements(std::string_view script) {
 
 std::string clip(std::string s) {
   if (s.size() > kMaxReason) {
-    s.resize(kMaxReason);
+    std::size_t cut = kMaxReason;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+    s.resize(cut);
     s += " ...";
   }
   return s;

@@ -158,6 +158,7 @@ TEST(TckValues, NumbersKeepTheirType) {
   EXPECT_EQ(canon("1e2"), canon("100.0"));
   EXPECT_EQ(canon("NaN"), canonical(TckValue::of_real(std::nan(""))));
   EXPECT_EQ(canon("-Inf"), "-Inf");
+  EXPECT_EQ(canon("-0.0"), canon("0.0"));
   EXPECT_EQ(format_real(0.30000000000000004), "0.30000000000000004");
   EXPECT_NE(canon("0.3"), format_real(0.1 + 0.2));
 }

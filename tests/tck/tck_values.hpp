@@ -51,7 +51,8 @@ struct TckValue {
 [[nodiscard]] TckValue parse_tck_value(std::string_view text);
 
 /// The canonical text of a value: map keys and properties sorted, a node's labels sorted,
-/// floats in shortest round-trip form (always with a '.', an exponent, NaN or Inf). With
+/// floats in shortest round-trip form (always with a '.', an exponent, NaN or Inf; -0.0 is
+/// 0.0, so floats compare by value, NaN equal to NaN). With
 /// `unordered_lists`, list elements are sorted too (lists compared as multisets, at any depth).
 /// Two values are equal in the TCK's sense exactly when their canonical texts are.
 [[nodiscard]] std::string canonical(const TckValue& value, bool unordered_lists = false);
