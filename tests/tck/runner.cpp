@@ -134,7 +134,7 @@ class ScenarioRun {
     if (t == "an empty graph" || t == "any graph") return;
     if (std::regex_match(t, m, named_graph)) return load_graph(m[1].str());
     if (t.starts_with("there exists a procedure")) throw Verdict{Outcome::outside, "procedures"};
-    if (t == "having executed:" || t == "after having executed:") return setup(body(step));
+    if (t.starts_with("having executed:") || t.starts_with("after having executed:")) return setup(body(step));
     if (t == "parameters are:" || t == "parameter values are:") return set_parameters(step);
     if (t.starts_with("executing query:")) return execute(body(step), true);
     if (t.starts_with("executing control query:")) return execute(body(step), false);
