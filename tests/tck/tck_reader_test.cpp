@@ -217,5 +217,78 @@ TEST(SideEffects, DiffsSnapshotsAsTheTckObservesThem) {
   EXPECT_EQ(side_effects(before, before).at("+nodes"), 0);
 }
 
+// The runner end to end, on queries any engine state answers.
+constexpr const char* kScenarios = R"(Feature: runner
+  Scenario: [1] a right value
+    Given any graph
+    When executing query: UNWIND [1, 2] AS a RETURN a
+    Then the result should be, in any order:
+      | a |
+      | 2 |
+      | 1 |
+    And no side effects
+  Scenario: [2] a float where an integer is
+    Given any graph
+    When executing query: RETURN 1 AS a
+    Then the result should be, in any order:
+      | a   |
+      | 1.0 |
+  Scenario: [3] the wrong order
+    Given any graph
+    When executing query: UNWIND [1, 2] AS a RETURN a
+    Then the result should be, in order:
+      | a |
+      | 2 |
+      | 1 |
+  Scenario: [4] side effects
+    Given an empty graph
+    And having executed: CREATE (:A {x: 1})
+    When executing query: MATCH (n:A) SET n.x = 2 CREATE (:B)
+    Then the result should be empty
+    And the side effects should be:
+      | +nodes      | 1 |
+      | +properties | 1 |
+      | -properties | 1 |
+      | +labels     | 1 |
+  Scenario: [5] unexpected side effects
+    Given an empty graph
+    When executing query: CREATE ()
+    Then the result should be empty
+    And no side effects
+  Scenario: [6] a procedure
+    Given an empty graph
+    And there exists a procedure test.doNothing() :: ():
+      | in | out |
+    When executing query: CALL test.doNothing()
+    Then the result should be empty
+  Scenario: [7] an expected syntax error
+    Given any graph
+    When executing query: RETURN (1
+    Then a SyntaxError should be raised at compile time: *
+  Scenario: [8] an error that does not come
+    Given any graph
+    When executing query: RETURN 1 AS a
+    Then a TypeError should be raised at runtime: InvalidArgumentType
+)";
+
+TEST(Runner, ClassifiesScenarios) {
+  const Feature f = parse_feature(kScenarios, "runner.feature");
+  ASSERT_EQ(f.scenarios.size(), 8u);
+  const RunOptions options;
+  auto run = [&](std::size_t i) { return run_scenario(f.scenarios[i], options); };
+  EXPECT_EQ(run(0).outcome, Outcome::passed) << run(0).reason;
+  EXPECT_EQ(run(1).outcome, Outcome::failed);
+  EXPECT_NE(run(1).reason.find("result differs"), std::string::npos) << run(1).reason;
+  EXPECT_EQ(run(2).outcome, Outcome::failed);
+  EXPECT_EQ(run(3).outcome, Outcome::passed) << run(3).reason;
+  EXPECT_EQ(run(4).outcome, Outcome::failed);
+  EXPECT_NE(run(4).reason.find("+nodes expected 0, actual 1"), std::string::npos) << run(4).reason;
+  EXPECT_EQ(run(5).outcome, Outcome::outside);
+  EXPECT_EQ(run(5).reason, "procedures");
+  EXPECT_EQ(run(6).outcome, Outcome::passed) << run(6).reason;
+  EXPECT_EQ(run(7).outcome, Outcome::failed);
+  EXPECT_NE(run(7).reason.find("the query succeeded"), std::string::npos) << run(7).reason;
+}
+
 }  // namespace
 }  // namespace propgraph::tck
