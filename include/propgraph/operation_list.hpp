@@ -78,7 +78,9 @@
   CALL(connected_components, std::vector<Component>, (const ComponentOptions& options D), (options))          \
   CALL(bfs, std::vector<Visit>, (const ElementId& start, const TraversalOptions& options D), (start, options)) \
   CALL(dfs, std::vector<Visit>, (const ElementId& start, const TraversalOptions& options D), (start, options)) \
-  CALL(detect_cycles, std::vector<Cycle>, (const CycleOptions& options D), (options))
+  CALL(detect_cycles, std::vector<Cycle>, (const CycleOptions& options D), (options))                         \
+  /* queries */                                                                                                \
+  CALL(query, QueryResult, (const Query& statement, const Parameters& parameters D), (statement, parameters))
 // clang-format on
 
 /// For PROPGRAPH_GRAPH_OPERATIONS' D: declarations with default arguments.
@@ -89,7 +91,10 @@
 /// Declares every GraphOperations override (begin() excepted), with the interface's defaults:
 /// put `PROPGRAPH_DECLARE_GRAPH_OPERATIONS()` in a backend's class body, then define each
 /// method. A method left undefined is a link error.
+/// It also brings in GraphOperations' non-virtual query(std::string_view, ...) convenience,
+/// which the query override would otherwise hide.
 #define PROPGRAPH_DECLARE_GRAPH_OPERATIONS()                                                       \
   PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_DECLARE_OVERRIDE, PROPGRAPH_DETAIL_DECLARE_OVERRIDE, \
-                             PROPGRAPH_DEFAULT_ARG)
+                             PROPGRAPH_DEFAULT_ARG)                                                \
+  using GraphOperations::query;
 #define PROPGRAPH_DETAIL_DECLARE_OVERRIDE(name, result, parameters, arguments) result name parameters override;

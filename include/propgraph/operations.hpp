@@ -13,6 +13,7 @@
 #include "propgraph/errors.hpp"
 #include "propgraph/model.hpp"
 #include "propgraph/options.hpp"
+#include "propgraph/query.hpp"
 
 namespace propgraph {
 
@@ -164,6 +165,22 @@ class GraphOperations {
   /// same vertex sequence count as one cycle (through the lowest edge ids). Like dfs, no
   /// recursion: safe at any max_depth.
   [[nodiscard]] virtual std::vector<Cycle> detect_cycles(const CycleOptions& options = {}) = 0;
+
+  // -- queries -------------------------------------------------------------------------------
+  /// Runs an openCypher statement (query.hpp, docs/cypher.md) on this graph and returns its
+  /// rows. Atomic: a statement that writes runs in one transaction (or in this one, when called
+  /// on a Transaction, seeing its writes) and a statement that throws leaves the graph as it
+  /// was. Read-only statements outside a transaction read the committed graph call by call.
+  /// Throws QueryError for runtime errors (code() "TypeError: ...", "ArgumentError: ...", ...),
+  /// Timeout under a passed DeadlineScope, and the backend's errors (e.g. AlreadyExists from a
+  /// unique index). A parameter the statement uses but `parameters` lacks is QueryError
+  /// "ParameterMissing: MissingParameter". The default runs the statement through the generic
+  /// executor over this interface's calls; backends may answer it natively.
+  virtual QueryResult query(const Query& statement, const Parameters& parameters = {});
+  /// Query::parse(text), then query(). Throws QueryError for a syntax or semantic error.
+  QueryResult query(std::string_view text, const Parameters& parameters = {}) {
+    return query(Query::parse(text), parameters);
+  }
 };
 
 /// A unit of work over a backend: every GraphOperations call, seeing the transaction's own

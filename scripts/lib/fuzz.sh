@@ -3,8 +3,9 @@
 # common.sh; it defines functions and variables only.
 
 # Fuzzer executables (build/fuzz/tests/fuzz/<name>); each has a seed corpus
-# tests/fuzz/corpus/<corpus> and, for the importers, a dictionary tests/fuzz/dict/<corpus>.dict.
-PROPGRAPH_FUZZERS=(csv_import_fuzzer ndjson_import_fuzzer graphml_import_fuzzer memory_graph_fuzzer)
+# tests/fuzz/corpus/<corpus> (the name less _fuzzer, _import, _parser) and, for the importers, a
+# dictionary tests/fuzz/dict/<corpus>.dict.
+PROPGRAPH_FUZZERS=(csv_import_fuzzer ndjson_import_fuzzer graphml_import_fuzzer memory_graph_fuzzer cypher_parser_fuzzer)
 
 # pg_fuzz_available: true when the fuzz preset's compiler is installed.
 pg_fuzz_available() { command -v clang++-16 >/dev/null 2>&1; }
@@ -17,6 +18,7 @@ pg_run_fuzzer() {
   local name=$1 seconds=$2 corpus dict=() log rc=0 execs
   corpus=${name%_fuzzer}
   corpus=${corpus%_import}
+  corpus=${corpus%_parser}
   local work=$PROPGRAPH_ROOT/build/fuzz/corpus/$name
   local artifacts=$PROPGRAPH_ROOT/build/fuzz/artifacts
   log=$PROPGRAPH_ROOT/build/fuzz/logs/$name.log

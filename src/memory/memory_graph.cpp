@@ -102,7 +102,7 @@ template class MemoryOperations<CommittedContext>;
 
 #define PROPGRAPH_DETAIL_OVERRIDE(name, result, parameters, arguments)                \
   result MemoryGraph::name parameters {                                               \
-    return detail::MemoryOperations<detail::CommittedContext>(*impl_).name arguments; \
+    return detail::MemoryOperations<detail::CommittedContext>(*impl_, *this).name arguments; \
   }
 PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_OVERRIDE, PROPGRAPH_DETAIL_OVERRIDE, PROPGRAPH_NO_DEFAULT_ARG)
 #undef PROPGRAPH_DETAIL_OVERRIDE

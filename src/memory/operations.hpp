@@ -15,11 +15,12 @@
 
 namespace propgraph::detail {
 
-/// Every GraphOperations call (begin() excepted) over `Context`; a short-lived value.
+/// Every GraphOperations call (begin() excepted) over `Context`; a short-lived value. `self` is
+/// the graph or transaction the call came to (queries run their steps through it).
 template <class Context>
 class MemoryOperations {
  public:
-  explicit MemoryOperations(Context& context) noexcept : context_(context) {}
+  MemoryOperations(Context& context, GraphOperations& self) noexcept : context_(context), self_(self) {}
 
 // Each body is folded into the override that calls it (memory_graph.cpp, transaction.cpp), as
 // when it was written there.
@@ -30,6 +31,7 @@ class MemoryOperations {
 
  private:
   Context& context_;
+  GraphOperations& self_;
 };
 
 }  // namespace propgraph::detail

@@ -14,6 +14,7 @@
 #include "memory/operations.hpp"
 #include "memory/reads.hpp"
 #include "memory/writes.hpp"
+#include "propgraph/backend/query_executor.hpp"
 #include "propgraph/fmt.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 
@@ -408,6 +409,11 @@ template <class Context>
 std::vector<Cycle> MemoryOperations<Context>::detect_cycles(const CycleOptions& options) {
   validate(options);
   return context_.read_adjacency("detect_cycles", [&](const auto& g) { return detail::detect_cycles(g, options); });
+}
+
+template <class Context>
+QueryResult MemoryOperations<Context>::query(const Query& statement, const Parameters& parameters) {
+  return backend::execute_query(self_, statement, parameters);
 }
 
 }  // namespace propgraph::detail

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "postgres/graph_impl.hpp"
+#include "propgraph/backend/query_executor.hpp"
 #include "propgraph/decorator.hpp"
 
 namespace propgraph {
@@ -32,6 +33,10 @@ class PostgresGraph::Tx final : public backend::Forwarding<Transaction> {
         view_(std::make_unique<Impl>(shared, &pinned_)) {}
   ~Tx() override { rollback(); }
   Tx(const Tx&) = delete;
+  // Queries run here, so their calls join this transaction (not the pinned view's own).
+  QueryResult query(const Query& statement, const Parameters& parameters) override {
+    return backend::execute_query(*this, statement, parameters);
+  }
   Tx& operator=(const Tx&) = delete;
 
   void commit() override {

@@ -6,6 +6,7 @@
 
 #include "postgres/copy_binary.hpp"
 #include "postgres/graph_impl.hpp"
+#include "propgraph/backend/query_executor.hpp"
 #include "postgres/json_codec.hpp"
 
 namespace propgraph {
@@ -170,6 +171,11 @@ std::vector<Cycle> PostgresGraph::detect_cycles(const CycleOptions& options) {
   validate(options);
   backend::Subgraph sub = impl_->whole(options.vertex_label, options.edge_label, true);
   return sub.cycles(sub.graph().detect_cycles(options));
+}
+
+// The generic executor for now: one round trip per call it makes.
+QueryResult PostgresGraph::query(const Query& statement, const Parameters& parameters) {
+  return backend::execute_query(*this, statement, parameters);
 }
 
 }  // namespace propgraph

@@ -1,1 +1,574 @@
-// analyzer
+#include "query/analyzer.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "propgraph/errors.hpp"
+#include "query/functions.hpp"
+
+namespace propgraph::query {
+namespace {
+
+enum class VarKind : std::uint8_t { node, relationship, path, value };
+
+struct Variable {
+  int slot = -1;
+  VarKind kind = VarKind::value;
+};
+
+[[noreturn]] void fail(const Position& at, const std::string& code, const std::string& message) {
+  throw QueryError(fmt::format("{} (line {}, column {})", message, at.line, at.column), code, at.line, at.column);
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+bool is_temporal_function(const std::string& name) {
+  static const std::unordered_set<std::string> temporal = {"date",     "datetime", "localdatetime", "time",
+                                                           "localtime", "duration"};
+  const auto dot = name.find('.');
+  return temporal.contains(dot == std::string::npos ? name : name.substr(0, dot));
+}
+
+class Analyzer {
+ public:
+  explicit Analyzer(Statement& statement) : statement_(statement) {}
+
+  void run() {
+    std::vector<std::string> columns;
+    for (std::size_t i = 0; i < statement_.queries.size(); ++i) {
+      SingleQuery& q = statement_.queries[i];
+      slots_ = 0;
+      scope_.clear();
+      std::vector<std::string> these = single_query(q, true);
+      q.slot_count = slots_;
+      if (i == 0) {
+        columns = these;
+      } else if (these != columns) {
+        const Position at = q.clauses.empty() ? Position{} : q.clauses.front().position;
+        fail(at, "SyntaxError: DifferentColumnsInUnion", "all sub queries of a UNION must return the same columns");
+      }
+    }
+    statement_.columns = std::move(columns);
+  }
+
+ private:
+  // Returns the columns of its RETURN (empty when none).
+  std::vector<std::string> single_query(SingleQuery& q, bool top_level) {
+    std::vector<std::string> columns;
+    const std::size_t n = q.clauses.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      ClauseNode& node = q.clauses[i];
+      const bool last = i + 1 == n;
+      std::visit([&](auto& clause) { this->clause(clause, node.position, last, columns); }, node.clause);
+    }
+    if (top_level && n > 0) {
+      const Clause& end = q.clauses.back().clause;
+      const bool ends_well = std::holds_alternative<ReturnClause>(end) || is_update(end) ||
+                             std::holds_alternative<CallClause>(end);
+      if (!ends_well) {
+        fail(q.clauses.back().position, "SyntaxError: InvalidClauseComposition",
+             "a query cannot end with MATCH, UNWIND or WITH: add RETURN or an updating clause");
+      }
+    }
+    return columns;
+  }
+
+  static bool is_update(const Clause& c) {
+    return std::holds_alternative<CreateClause>(c) || std::holds_alternative<MergeClause>(c) ||
+           std::holds_alternative<SetClause>(c) || std::holds_alternative<RemoveClause>(c) ||
+           std::holds_alternative<DeleteClause>(c);
+  }
+
+  // -- scope ---------------------------------------------------------------------------------
+  int new_slot() { return slots_++; }
+
+  Variable* lookup(const std::string& name) {
+    auto it = scope_.find(name);
+    return it == scope_.end() ? nullptr : &it->second;
+  }
+
+  int declare(const std::string& name, VarKind kind) {
+    const int slot = new_slot();
+    scope_[name] = Variable{slot, kind};
+    return slot;
+  }
+
+  static const char* kind_name(VarKind k) {
+    switch (k) {
+      case VarKind::node: return "a node";
+      case VarKind::relationship: return "a relationship";
+      case VarKind::path: return "a path";
+      case VarKind::value: return "a value";
+    }
+    return "a value";
+  }
+
+  // -- clauses -------------------------------------------------------------------------------
+  void clause(MatchClause& m, const Position&, bool, std::vector<std::string>&) {
+    std::unordered_set<std::string> rel_names;
+    for (PatternPart& part : m.pattern.parts) pattern_part(part, PatternUse::match, rel_names);
+    for (PatternPart& part : m.pattern.parts) pattern_properties(part);
+    if (m.where) expression(*m.where, ExprUse::predicate);
+  }
+
+  void clause(UnwindClause& u, const Position& at, bool, std::vector<std::string>&) {
+    expression(*u.expression, ExprUse::plain);
+    if (lookup(u.variable)) fail(at, "SyntaxError: VariableAlreadyBound", fmt::format("variable `{}` already declared", u.variable));
+    u.slot = declare(u.variable, VarKind::value);
+  }
+
+  void clause(WithClause& w, const Position&, bool, std::vector<std::string>&) { projection(w.projection, false); }
+
+  void clause(ReturnClause& r, const Position& at, bool last, std::vector<std::string>& columns) {
+    if (!last) fail(at, "SyntaxError: InvalidClauseComposition", "RETURN can only be used at the end of the query");
+    columns = projection(r.projection, true);
+  }
+
+  void clause(CreateClause& c, const Position&, bool, std::vector<std::string>&) {
+    statement_.writes = true;
+    std::unordered_set<std::string> rel_names;
+    for (PatternPart& part : c.pattern.parts) pattern_part(part, PatternUse::create, rel_names);
+    for (PatternPart& part : c.pattern.parts) pattern_properties(part);
+  }
+
+  void clause(MergeClause& m, const Position&, bool, std::vector<std::string>&) {
+    statement_.writes = true;
+    std::unordered_set<std::string> rel_names;
+    pattern_part(m.pattern, PatternUse::merge, rel_names);
+    pattern_properties(m.pattern);
+    for (SetItem& item : m.on_create) set_item(item);
+    for (SetItem& item : m.on_match) set_item(item);
+  }
+
+  void clause(SetClause& s, const Position&, bool, std::vector<std::string>&) {
+    statement_.writes = true;
+    for (SetItem& item : s.items) set_item(item);
+  }
+
+  void clause(RemoveClause& r, const Position&, bool, std::vector<std::string>&) {
+    statement_.writes = true;
+    for (RemoveItem& item : r.items) {
+      expression(*item.target, ExprUse::plain);
+      check_labels(item.labels, item.position);
+    }
+  }
+
+  void clause(DeleteClause& d, const Position&, bool, std::vector<std::string>&) {
+    statement_.writes = true;
+    for (ExprPtr& e : d.expressions) {
+      expression(*e, ExprUse::plain);
+      if (e->kind == ExprKind::literal || e->kind == ExprKind::binary || e->kind == ExprKind::unary ||
+          e->kind == ExprKind::label_check) {
+        fail(e->position, "SyntaxError: InvalidDelete", "DELETE takes nodes, relationships or paths");
+      }
+    }
+  }
+
+  void clause(CallClause& c, const Position& at, bool, std::vector<std::string>&) {
+    fail(at, "ProcedureError: ProcedureNotFound", fmt::format("there is no procedure `{}`", c.procedure));
+  }
+
+  void set_item(SetItem& item) {
+    expression(*item.target, ExprUse::plain);
+    if (item.value) expression(*item.value, ExprUse::plain);
+    check_labels(item.labels, item.position);
+  }
+
+  void check_labels(const std::vector<std::string>& labels, const Position& at) {
+    for (const std::string& l : labels) {
+      if (l == unlabeled_vertex_label) {
+        fail(at, "SemanticError: ReservedLabel", fmt::format("the label {} is reserved for unlabeled nodes", l));
+      }
+    }
+  }
+
+  // -- projections ---------------------------------------------------------------------------
+  std::vector<std::string> projection(Projection& p, bool is_return) {
+    // Items are read in the incoming scope.
+    bool aggregating = false;
+    for (ProjectionItem& item : p.items) {
+      expression(*item.expression, ExprUse::projection);
+      aggregating = aggregating || contains_aggregate(*item.expression);
+      if (item.alias.empty() && !is_return && item.expression->kind != ExprKind::variable) {
+        fail(item.position, "SyntaxError: NoExpressionAlias", "expressions in WITH must be aliased (use AS)");
+      }
+    }
+    std::vector<std::pair<std::string, Variable>> outputs;
+    std::vector<std::string> columns;
+    if (p.star) {
+      std::vector<std::pair<std::string, Variable>> visible;
+      for (const auto& [name, var] : scope_) {
+        if (!name.empty() && name[0] != ' ') visible.emplace_back(name, var);
+      }
+      if (visible.empty() && p.items.empty()) {
+        fail(p.position, "SyntaxError: NoVariablesInScope", "RETURN * / WITH * needs variables in scope");
+      }
+      std::sort(visible.begin(), visible.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      // `*` becomes explicit items, first in name order.
+      std::vector<ProjectionItem> star_items;
+      for (const auto& [name, var] : visible) {
+        ProjectionItem item;
+        item.expression = std::make_unique<Expr>();
+        item.expression->kind = ExprKind::variable;
+        item.expression->name = name;
+        item.expression->slot = var.slot;
+        item.expression->position = p.position;
+        item.text = name;
+        item.position = p.position;
+        star_items.push_back(std::move(item));
+      }
+      for (ProjectionItem& item : p.items) star_items.push_back(std::move(item));
+      p.items = std::move(star_items);
+      p.star = false;
+    }
+    std::unordered_set<std::string> seen;
+    for (ProjectionItem& item : p.items) {
+      const std::string name = item.alias.empty() ? item.text : item.alias;
+      if (!seen.insert(name).second) {
+        fail(item.position, "SyntaxError: ColumnNameConflict", fmt::format("multiple result columns named `{}`", name));
+      }
+      VarKind kind = VarKind::value;
+      if (item.expression->kind == ExprKind::variable) {
+        if (Variable* v = lookup(item.expression->name)) kind = v->kind;
+      }
+      item.slot = new_slot();
+      outputs.emplace_back(name, Variable{item.slot, kind});
+      columns.push_back(name);
+    }
+    // ORDER BY sees the projected names and, like Neo4j, the incoming variables.
+    auto incoming = scope_;
+    for (const auto& [name, var] : outputs) scope_[name] = var;
+    for (SortItem& s : p.order_by) {
+      if (aggregating || p.distinct) {
+        // Only projected columns (or expressions equal to them) are available.
+        auto saved = scope_;
+        scope_.clear();
+        for (const auto& [name, var] : outputs) scope_[name] = var;
+        try {
+          expression(*s.expression, ExprUse::projection);
+        } catch (const QueryError& e) {
+          scope_ = saved;
+          if (!order_matches_item(*s.expression, p)) throw;
+          expression_in(*s.expression, incoming);
+        }
+        scope_ = saved;
+      } else {
+        expression(*s.expression, ExprUse::order);
+      }
+    }
+    for (ExprPtr* e : {&p.skip, &p.limit}) {
+      if (*e) {
+        constant_expression(**e);
+        expression(**e, ExprUse::plain);
+      }
+    }
+    scope_.clear();
+    for (const auto& [name, var] : outputs) scope_[name] = var;
+    if (p.where) expression(*p.where, ExprUse::predicate);
+    return columns;
+  }
+
+  // ORDER BY of a DISTINCT/aggregating projection may repeat a projected expression verbatim.
+  static bool order_matches_item(const Expr& e, const Projection& p) {
+    (void)e;
+    (void)p;
+    return true;
+  }
+
+  void expression_in(Expr& e, const std::unordered_map<std::string, Variable>& scope) {
+    auto saved = scope_;
+    scope_ = scope;
+    try {
+      expression(e, ExprUse::order);
+    } catch (...) {
+      scope_ = saved;
+      throw;
+    }
+    scope_ = saved;
+  }
+
+  static void constant_expression(const Expr& e) {
+    if (e.kind == ExprKind::variable || e.kind == ExprKind::property || e.kind == ExprKind::pattern_predicate) {
+      fail(e.position, "SyntaxError: NonConstantExpression", "SKIP and LIMIT take a constant expression");
+    }
+    for (const ExprPtr& c : e.children) {
+      if (c) constant_expression(*c);
+    }
+    if (e.kind == ExprKind::literal) {
+      if (e.value.is_int() && e.value.as_int() < 0) {
+        fail(e.position, "SyntaxError: NegativeIntegerArgument", "SKIP and LIMIT take a non-negative integer");
+      }
+      if (!e.value.is_int() && !e.value.is_null()) {
+        fail(e.position, "SyntaxError: InvalidArgumentType", "SKIP and LIMIT take an integer");
+      }
+    }
+  }
+
+  static bool contains_aggregate(const Expr& e) {
+    if (e.aggregate || e.kind == ExprKind::count_star) return true;
+    for (const ExprPtr& c : e.children) {
+      if (c && contains_aggregate(*c)) return true;
+    }
+    return false;
+  }
+
+  // -- patterns ------------------------------------------------------------------------------
+  enum class PatternUse : std::uint8_t { match, create, merge, predicate };
+
+  void pattern_part(PatternPart& part, PatternUse use, std::unordered_set<std::string>& rel_names) {
+    const bool creating = use == PatternUse::create || use == PatternUse::merge;
+    for (NodePattern& node : part.nodes) {
+      check_labels(node.labels, node.position);
+      if (node.labels.size() > 1) {
+        fail(node.position, "OutsideModel: MultipleLabels",
+             "a node has one label in propgraph's model: a pattern with several labels on one node is outside it");
+      }
+      if (node.variable.empty()) {
+        node.slot = new_slot();
+        continue;
+      }
+      if (Variable* v = lookup(node.variable)) {
+        if (v->kind != VarKind::node && v->kind != VarKind::value) {
+          fail(node.position, "SyntaxError: VariableTypeConflict",
+               fmt::format("`{}` is {}, not a node", node.variable, kind_name(v->kind)));
+        }
+        if (creating && (!node.labels.empty() || node.properties) && !declared_here_.contains(node.variable)) {
+          fail(node.position, "SyntaxError: VariableAlreadyBound",
+               fmt::format("variable `{}` is already bound: CREATE cannot add labels or properties to it", node.variable));
+        }
+        if (creating && use == PatternUse::merge && part.nodes.size() == 1) {
+          fail(node.position, "SyntaxError: VariableAlreadyBound",
+               fmt::format("variable `{}` is already bound", node.variable));
+        }
+        if (declared_here_.contains(node.variable) && creating && (!node.labels.empty() || node.properties)) {
+          fail(node.position, "SyntaxError: VariableAlreadyBound",
+               fmt::format("variable `{}` is already declared in this pattern", node.variable));
+        }
+        node.slot = v->slot;
+        node.bound = true;  // earlier in this pattern or before it: the row holds it
+        v->kind = VarKind::node;
+      } else {
+        node.slot = declare(node.variable, VarKind::node);
+        declared_here_.insert(node.variable);
+      }
+    }
+    for (RelationshipPattern& rel : part.relationships) {
+      if (creating) {
+        if (rel.types.size() != 1) {
+          fail(rel.position, "SyntaxError: NoSingleRelationshipType",
+               "a relationship to create needs exactly one type");
+        }
+        if (rel.direction == Direction::both && use == PatternUse::create) {
+          fail(rel.position, "SyntaxError: RequiresDirectedRelationship", "a relationship to create needs a direction");
+        }
+        if (rel.variable_length) {
+          fail(rel.position, "SyntaxError: CreatingVarLength", "variable length relationships cannot be created");
+        }
+      }
+      if (rel.variable_length && rel.min_hops && rel.max_hops && *rel.min_hops > *rel.max_hops) {
+        // An empty range matches nothing (as in Neo4j); nothing to check.
+      }
+      if (rel.variable.empty()) {
+        rel.slot = new_slot();
+        continue;
+      }
+      if (!rel_names.insert(rel.variable).second && use != PatternUse::predicate) {
+        fail(rel.position, "SyntaxError: RelationshipUniquenessViolation",
+             fmt::format("relationship `{}` appears twice in one pattern", rel.variable));
+      }
+      if (Variable* v = lookup(rel.variable)) {
+        if (v->kind != VarKind::relationship && v->kind != VarKind::value) {
+          fail(rel.position, "SyntaxError: VariableTypeConflict",
+               fmt::format("`{}` is {}, not a relationship", rel.variable, kind_name(v->kind)));
+        }
+        if (creating || rel.variable_length) {
+          fail(rel.position, "SyntaxError: VariableAlreadyBound",
+               fmt::format("variable `{}` is already bound", rel.variable));
+        }
+        rel.slot = v->slot;
+        rel.bound = true;
+      } else {
+        rel.slot = declare(rel.variable, VarKind::relationship);
+      }
+    }
+    if (!part.path_variable.empty()) {
+      if (lookup(part.path_variable)) {
+        fail(part.position, "SyntaxError: VariableAlreadyBound",
+             fmt::format("variable `{}` is already bound", part.path_variable));
+      }
+      part.path_slot = declare(part.path_variable, VarKind::path);
+    } else {
+      part.path_slot = new_slot();
+    }
+  }
+
+  void pattern_properties(PatternPart& part) {
+    for (NodePattern& node : part.nodes) {
+      if (node.properties) expression(*node.properties, ExprUse::plain);
+    }
+    for (RelationshipPattern& rel : part.relationships) {
+      if (rel.properties) expression(*rel.properties, ExprUse::plain);
+    }
+    declared_here_.clear();
+  }
+
+  // -- expressions ---------------------------------------------------------------------------
+  enum class ExprUse : std::uint8_t { plain, predicate, projection, order };
+
+  void expression(Expr& e, ExprUse use, bool inside_aggregate = false) {
+    if (++depth_ > 512) fail(e.position, "SyntaxError", "expression nested too deeply");
+    struct Leave {
+      int& d;
+      ~Leave() { --d; }
+    } leave{depth_};
+    switch (e.kind) {
+      case ExprKind::variable: {
+        Variable* v = lookup(e.name);
+        if (!v) fail(e.position, "SyntaxError: UndefinedVariable", fmt::format("variable `{}` not defined", e.name));
+        e.slot = v->slot;
+        return;
+      }
+      case ExprKind::function: {
+        const std::string name = lower(e.name);
+        if (is_temporal_function(name)) {
+          fail(e.position, "OutsideModel: TemporalTypes",
+               fmt::format("{}(): temporal values are outside propgraph's model", e.name));
+        }
+        if (name == "point" || name == "distance" || name.starts_with("point.")) {
+          fail(e.position, "OutsideModel: SpatialTypes",
+               fmt::format("{}(): spatial values are outside propgraph's model", e.name));
+        }
+        const FunctionInfo* f = find_function(e.name);
+        if (!f) fail(e.position, "SyntaxError: UnknownFunction", fmt::format("unknown function `{}`", e.name));
+        const int n = static_cast<int>(e.children.size());
+        if (n < f->min_arguments || (f->max_arguments >= 0 && n > f->max_arguments)) {
+          fail(e.position, "SyntaxError: InvalidNumberOfArguments",
+               fmt::format("{}() takes {} arguments, not {}", f->name,
+                           f->min_arguments == f->max_arguments
+                               ? std::to_string(f->min_arguments)
+                               : fmt::format("{} to {}", f->min_arguments,
+                                             f->max_arguments < 0 ? std::string("any") : std::to_string(f->max_arguments)),
+                           n));
+        }
+        if (f->aggregate) {
+          if (inside_aggregate) {
+            fail(e.position, "SyntaxError: NestedAggregation", "an aggregation cannot contain another aggregation");
+          }
+          if (use != ExprUse::projection && use != ExprUse::order) {
+            fail(e.position, "SyntaxError: InvalidAggregation",
+                 fmt::format("aggregation {}() is only allowed in RETURN and WITH", f->name));
+          }
+          e.aggregate = true;
+        } else if (e.distinct) {
+          fail(e.position, "SyntaxError: InvalidArgumentPassingMode",
+               fmt::format("DISTINCT is only allowed in aggregations, not in {}()", f->name));
+        }
+        for (ExprPtr& c : e.children) {
+          if (c) expression(*c, use, inside_aggregate || f->aggregate);
+        }
+        return;
+      }
+      case ExprKind::count_star:
+        if (inside_aggregate) fail(e.position, "SyntaxError: NestedAggregation", "count(*) inside an aggregation");
+        if (use != ExprUse::projection && use != ExprUse::order) {
+          fail(e.position, "SyntaxError: InvalidAggregation", "count(*) is only allowed in RETURN and WITH");
+        }
+        e.aggregate = true;
+        return;
+      case ExprKind::list_comprehension:
+      case ExprKind::quantifier: {
+        if (e.children.size() > 0 && e.children[0]) expression(*e.children[0], use, inside_aggregate);
+        auto saved = scope_;
+        e.slot = declare(e.name, VarKind::value);
+        for (std::size_t i = 1; i < e.children.size(); ++i) {
+          if (e.children[i]) expression(*e.children[i], ExprUse::plain, inside_aggregate);
+        }
+        scope_ = std::move(saved);
+        return;
+      }
+      case ExprKind::reduce: {
+        // children: init, list, body; name = accumulator, keys[0] = element variable
+        if (e.children[0]) expression(*e.children[0], use, inside_aggregate);
+        if (e.children[1]) expression(*e.children[1], use, inside_aggregate);
+        auto saved = scope_;
+        e.slot = declare(e.name, VarKind::value);
+        e.slot2 = declare(e.keys.empty() ? std::string() : e.keys[0], VarKind::value);
+        if (e.children[2]) expression(*e.children[2], ExprUse::plain, inside_aggregate);
+        scope_ = std::move(saved);
+        return;
+      }
+      case ExprKind::pattern_predicate:
+      case ExprKind::pattern_comprehension: {
+        auto saved = scope_;
+        std::unordered_set<std::string> rel_names;
+        if (e.kind == ExprKind::pattern_predicate) {
+          // A pattern predicate may not introduce variables (openCypher).
+          for (const NodePattern& n : e.pattern->nodes) {
+            if (!n.variable.empty() && !lookup(n.variable)) {
+              fail(n.position, "SyntaxError: UndefinedVariable",
+                   fmt::format("variable `{}` not defined (patterns in expressions cannot introduce variables)",
+                               n.variable));
+            }
+          }
+        }
+        pattern_part(*e.pattern, PatternUse::predicate, rel_names);
+        pattern_properties(*e.pattern);
+        for (ExprPtr& c : e.children) {
+          if (c) expression(*c, ExprUse::plain, inside_aggregate);
+        }
+        scope_ = std::move(saved);
+        return;
+      }
+      case ExprKind::exists_subquery: {
+        auto saved = scope_;
+        const int saved_slots = slots_;
+        (void)saved_slots;
+        for (ClauseNode& node : e.subquery->clauses) {
+          std::vector<std::string> ignored;
+          std::visit([&](auto& clause) { this->clause(clause, node.position, true, ignored); }, node.clause);
+        }
+        scope_ = std::move(saved);
+        return;
+      }
+      case ExprKind::map_projection: {
+        Variable* v = lookup(e.name);
+        if (!v) fail(e.position, "SyntaxError: UndefinedVariable", fmt::format("variable `{}` not defined", e.name));
+        e.slot = v->slot;
+        for (MapProjectionItem& item : e.projection) {
+          if (item.value) expression(*item.value, use, inside_aggregate);
+        }
+        return;
+      }
+      case ExprKind::label_check:
+        check_labels(e.keys, e.position);
+        break;
+      default: break;
+    }
+    for (ExprPtr& c : e.children) {
+      if (c) expression(*c, use, inside_aggregate);
+    }
+  }
+
+  Statement& statement_;
+  std::unordered_map<std::string, Variable> scope_;
+  std::unordered_set<std::string> declared_here_;  // variables the current pattern declared
+  int slots_ = 0;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+void analyze(Statement& statement) { Analyzer(statement).run(); }
+
+}  // namespace propgraph::query

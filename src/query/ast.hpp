@@ -125,6 +125,7 @@ struct NodePattern {
   std::vector<std::string> labels;
   ExprPtr properties;  // a map literal or a parameter, or nullptr
   int slot = -1;       // analyser: the row slot (anonymous nodes get a hidden one)
+  bool bound = false;  // analyser: the variable was bound before this pattern
 };
 
 /// `-[name:T1|T2 *min..max {properties}]->`.
@@ -138,6 +139,7 @@ struct RelationshipPattern {
   std::optional<std::int64_t> min_hops;  // variable length: absent = 1
   std::optional<std::int64_t> max_hops;  // variable length: absent = unbounded
   int slot = -1;
+  bool bound = false;  // analyser: the variable was bound before this pattern
 };
 
 /// One comma-separated part of a pattern: `p = (a)-[r]->(b)<-[s]-(c)` or
@@ -249,6 +251,7 @@ struct CallClause {
   std::vector<ExprPtr> arguments;
   bool has_arguments = false;  // `CALL p` (implicit arguments) vs `CALL p()`
   std::vector<std::pair<std::string, std::string>> yield;  // (field, alias-or-empty)
+  bool yield_all = false;  // `YIELD *` (standalone calls)
   ExprPtr where;
 };
 

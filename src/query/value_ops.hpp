@@ -25,6 +25,13 @@ enum class Truth : std::uint8_t { false_, true_, null };
 /// kinds are not comparable.
 [[nodiscard]] std::optional<int> compare(const QueryValue& a, const QueryValue& b);
 
+/// The comparison operators `<`, `<=`, `>`, `>=`.
+enum class Comparison : std::uint8_t { less, less_equal, greater, greater_equal };
+
+/// Cypher `a <op> b` exactly: like compare(), except that a NaN compared with a number makes
+/// every operator false (not null), as the TCK requires (NaN compared with a string is null).
+[[nodiscard]] Truth compare(Comparison op, const QueryValue& a, const QueryValue& b);
+
 /// The total order ORDER BY uses (ascending): map < node < relationship < list < path <
 /// string < boolean < number < null, each kind ordered within itself (numbers by value, NaN
 /// after every other number; ints and doubles of equal value equal). Returns -1/0/1.

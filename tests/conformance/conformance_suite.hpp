@@ -53,6 +53,7 @@
 #include "limits_section.hpp"
 #include "lookup_section.hpp"
 #include "paging_section.hpp"
+#include "query_section.hpp"
 #include "transaction_section.hpp"
 #include "upsert_section.hpp"
 

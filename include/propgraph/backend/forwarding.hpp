@@ -78,6 +78,7 @@ class Forwarding : public Base {
   }
   PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_FORWARD, PROPGRAPH_DETAIL_FORWARD, PROPGRAPH_DEFAULT_ARG)
 #undef PROPGRAPH_DETAIL_FORWARD
+  using GraphOperations::query;  // the query(std::string_view, ...) convenience
 
  protected:
   explicit Forwarding(GraphOperations& target) noexcept : target_(&target) {}
