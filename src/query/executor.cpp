@@ -1252,14 +1252,11 @@ class Executor {
       case Op::le:
       case Op::gt:
       case Op::ge: {
-        std::optional<int> c = compare(a, b);
-        if (!c) return QueryValue();
-        switch (e.op) {
-          case Op::lt: return QueryValue(*c < 0);
-          case Op::le: return QueryValue(*c <= 0);
-          case Op::gt: return QueryValue(*c > 0);
-          default: return QueryValue(*c >= 0);
-        }
+        const Comparison op = e.op == Op::lt   ? Comparison::less
+                              : e.op == Op::le ? Comparison::less_equal
+                              : e.op == Op::gt ? Comparison::greater
+                                               : Comparison::greater_equal;
+        return truth_value(compare(op, a, b));
       }
       case Op::in: {
         if (b.is_null()) return QueryValue();

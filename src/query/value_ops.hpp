@@ -22,7 +22,7 @@ enum class Truth : std::uint8_t { false_, true_, null };
 /// Cypher `a < b` and friends: the ordering of two comparable values (numbers with numbers,
 /// strings with strings, booleans with booleans (false < true), lists lexicographically by
 /// the same rule), as -1/0/1; nullopt (null) when either is null, NaN is involved, or the
-/// kinds are not comparable.
+/// kinds are not comparable. Operators should use the overload below, which is exact for NaN.
 [[nodiscard]] std::optional<int> compare(const QueryValue& a, const QueryValue& b);
 
 /// The comparison operators `<`, `<=`, `>`, `>=`.
@@ -45,8 +45,10 @@ enum class Comparison : std::uint8_t { less, less_equal, greater, greater_equal 
 /// Arithmetic with Cypher's rules: int op int stays int (overflow throws QueryError
 /// "ArithmeticError: IntegerOverflow"; integer division or modulo by zero throws
 /// "ArithmeticError: DivisionByZero"); a double makes the result double; null in gives null;
-/// `+` also concatenates strings (string + number/bool gives a string? no: TypeError), lists
-/// (list + list, list + element, element + list). `^` always gives a double. Any other type
+/// `+` also concatenates strings (string + number or bool is a TypeError: use toString) and
+/// lists (list + list, list + element, element + list; list + null is null). Integer division
+/// truncates toward zero and `%` takes the sign of the dividend (Java's); a double divided by
+/// zero gives an infinity or NaN. `^` always gives a double. Any other type
 /// combination throws QueryError with code "TypeError: InvalidArgumentType" naming the
 /// operator and the types.
 [[nodiscard]] QueryValue add(const QueryValue& a, const QueryValue& b);
