@@ -29,6 +29,7 @@
 
 #include "propgraph/model.hpp"
 #include "propgraph/options.hpp"
+#include "propgraph/query.hpp"
 
 namespace propgraph {
 
@@ -60,6 +61,27 @@ void to_json(nlohmann::json& j, const Upserted& upserted);
 void from_json(const nlohmann::json& j, Upserted& upserted);
 void to_json(nlohmann::json& j, const IndexInfo& index);
 void from_json(const nlohmann::json& j, IndexInfo& index);
+
+// Query values and results (query.hpp), by the same rules:
+// - QueryValue: null, bool, int and double as a Value is written (int 30 and double 30.0 keep
+//   their types through a round trip), string, list as an array, map as an object (keys in
+//   ascending order), Vertex, Edge and Path as the objects above. Reading cannot tell a map
+//   from a vertex, an edge or a path written so: from_json reads every JSON object as a map
+//   (a vertex comes back as the map {"id", "label", "properties"}). Lists and maps nested
+//   deeper than max_json_list_depth are rejected.
+// - QueryStats: {"vertices_created", "vertices_deleted", "edges_created", "edges_deleted",
+//   "properties_set", "statements_sent"} (integers; absent members read as 0).
+// - QueryResult (written only): {"columns": [names], "rows": [[values in column order]],
+//   "stats": QueryStats}.
+// - Parameters: an object of name -> QueryValue (so objects inside are maps); names must not
+//   be empty.
+void to_json(nlohmann::json& j, const QueryValue& value);
+void from_json(const nlohmann::json& j, QueryValue& value);
+void to_json(nlohmann::json& j, const QueryStats& stats);
+void from_json(const nlohmann::json& j, QueryStats& stats);
+void to_json(nlohmann::json& j, const QueryResult& result);
+void to_json(nlohmann::json& j, const Parameters& parameters);
+void from_json(const nlohmann::json& j, Parameters& parameters);
 
 /// Lists nested deeper than this are rejected when read (the reader recurses).
 inline constexpr int max_json_list_depth = 64;

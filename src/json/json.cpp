@@ -425,3 +425,147 @@ json parse_json(std::string_view text) {
 }
 
 }  // namespace propgraph
+
+// -- query values and results ----------------------------------------------------------------------
+
+namespace propgraph {
+
+namespace {
+
+void read(const json& j, QueryValue& out, int depth) {
+  switch (j.type()) {
+    case json::value_t::null: out = QueryValue(); return;
+    case json::value_t::boolean: out = QueryValue(j.get<bool>()); return;
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: {
+      std::int64_t i = 0;
+      read(j, i);
+      out = QueryValue(i);
+      return;
+    }
+    case json::value_t::number_float: {
+      const double d = j.get<double>();
+      try {
+        detail::require_json_double(d);
+      } catch (const InvalidArgument& e) {
+        fail(e.what());
+      }
+      out = QueryValue(d);
+      return;
+    }
+    case json::value_t::string: out = QueryValue(j.get_ref<const std::string&>()); return;
+    case json::value_t::array: {
+      if (depth >= max_json_list_depth) fail(fmt::format("lists and maps nested deeper than {}", max_json_list_depth));
+      QueryValue::List list;
+      list.reserve(j.size());
+      for (std::size_t i = 0; i < j.size(); ++i) {
+        within(fmt::format("[{}]", i), [&] { read(j[i], list.emplace_back(), depth + 1); });
+      }
+      out = QueryValue(std::move(list));
+      return;
+    }
+    case json::value_t::object: {
+      if (depth >= max_json_list_depth) fail(fmt::format("lists and maps nested deeper than {}", max_json_list_depth));
+      QueryValue::Map map;
+      for (const auto& [key, value] : j.items()) {
+        within(key, [&] { read(value, map[key], depth + 1); });
+      }
+      out = QueryValue(std::move(map));
+      return;
+    }
+    default: fail(fmt::format("expected a query value, got {}", kind(j)));
+  }
+}
+
+/// A QueryStats count: absent or null reads as 0.
+void count_field(const json& j, const char* key, std::int64_t& out) {
+  out = 0;
+  if (const json* c = optional_member(j, key)) within(key, [&] { read(*c, out); });
+}
+
+}  // namespace
+
+void to_json(json& j, const QueryValue& value) {
+  switch (value.type()) {
+    case QueryValue::Type::null: j = nullptr; return;
+    case QueryValue::Type::boolean: j = value.as_bool(); return;
+    case QueryValue::Type::integer: j = value.as_int(); return;
+    case QueryValue::Type::real:
+      detail::require_json_double(value.as_double());
+      j = value.as_double();
+      return;
+    case QueryValue::Type::string: j = value.as_string(); return;
+    case QueryValue::Type::list: {
+      json items = json::array();  // built aside, as in to_json(Value)
+      for (const QueryValue& item : value.as_list()) to_json(items.emplace_back(), item);
+      j = std::move(items);
+      return;
+    }
+    case QueryValue::Type::map: {
+      json object = json::object();
+      for (const auto& [key, item] : value.as_map()) to_json(object[key], item);
+      j = std::move(object);
+      return;
+    }
+    case QueryValue::Type::vertex: to_json(j, value.as_vertex()); return;
+    case QueryValue::Type::edge: to_json(j, value.as_edge()); return;
+    case QueryValue::Type::path: to_json(j, value.as_path()); return;
+  }
+}
+
+void from_json(const json& j, QueryValue& value) {
+  guarded("QueryValue", [&] { read(j, value, 0); });
+}
+
+void to_json(json& j, const QueryStats& stats) {
+  j = json{{"vertices_created", stats.vertices_created}, {"vertices_deleted", stats.vertices_deleted},
+           {"edges_created", stats.edges_created},       {"edges_deleted", stats.edges_deleted},
+           {"properties_set", stats.properties_set},     {"statements_sent", stats.statements_sent}};
+}
+
+void from_json(const json& j, QueryStats& stats) {
+  guarded("QueryStats", [&] {
+    expect_object(j);
+    count_field(j, "vertices_created", stats.vertices_created);
+    count_field(j, "vertices_deleted", stats.vertices_deleted);
+    count_field(j, "edges_created", stats.edges_created);
+    count_field(j, "edges_deleted", stats.edges_deleted);
+    count_field(j, "properties_set", stats.properties_set);
+    count_field(j, "statements_sent", stats.statements_sent);
+  });
+}
+
+void to_json(json& j, const QueryResult& result) {
+  json rows = json::array();
+  for (const auto& row : result.rows) {
+    json& values = rows.emplace_back(json::array());
+    for (const QueryValue& value : row) to_json(values.emplace_back(), value);
+  }
+  json stats;
+  to_json(stats, result.stats);
+  j = json{{"columns", result.columns}, {"rows", std::move(rows)}, {"stats", std::move(stats)}};
+}
+
+void to_json(json& j, const Parameters& parameters) {
+  json object = json::object();
+  for (const auto& [name, value] : parameters) to_json(object[name], value);
+  j = std::move(object);
+}
+
+void from_json(const json& j, Parameters& parameters) {
+  guarded("Parameters", [&] {
+    expect_object(j);
+    Parameters read_in;
+    for (const auto& [name, value] : j.items()) {
+      if (name.empty()) fail("a parameter needs a non-empty name");
+      within(name, [&] {
+        QueryValue v;
+        read(value, v, 1);
+        read_in.set(name, std::move(v));
+      });
+    }
+    parameters = std::move(read_in);
+  });
+}
+
+}  // namespace propgraph
