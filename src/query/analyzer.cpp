@@ -16,7 +16,7 @@
 namespace propgraph::query {
 namespace {
 
-enum class VarKind : std::uint8_t { node, relationship, path, value };
+enum class VarKind : std::uint8_t { node, relationship, path, value, scalar };  // value: unknown kind
 
 struct Variable {
   int slot = -1;
@@ -110,6 +110,7 @@ class Analyzer {
       case VarKind::relationship: return "a relationship";
       case VarKind::path: return "a path";
       case VarKind::value: return "a value";
+      case VarKind::scalar: return "a value";
     }
     return "a value";
   }
@@ -118,8 +119,8 @@ class Analyzer {
   void clause(MatchClause& m, const Position&, bool, std::vector<std::string>&) {
     std::unordered_set<std::string> rel_names;
     for (PatternPart& part : m.pattern.parts) pattern_part(part, PatternUse::match, rel_names);
-    for (PatternPart& part : m.pattern.parts) pattern_properties(part);
-    if (m.where) expression(*m.where, ExprUse::predicate);
+    for (PatternPart& part : m.pattern.parts) pattern_properties(part, true);
+    if (m.where) predicate(*m.where);
   }
 
   void clause(UnwindClause& u, const Position& at, bool, std::vector<std::string>&) {
@@ -146,7 +147,7 @@ class Analyzer {
     statement_.writes = true;
     std::unordered_set<std::string> rel_names;
     pattern_part(m.pattern, PatternUse::merge, rel_names);
-    pattern_properties(m.pattern);
+    pattern_properties(m.pattern, true);
     for (SetItem& item : m.on_create) set_item(item);
     for (SetItem& item : m.on_match) set_item(item);
   }
@@ -238,7 +239,7 @@ class Analyzer {
       if (!seen.insert(name).second) {
         fail(item.position, "SyntaxError: ColumnNameConflict", fmt::format("multiple result columns named `{}`", name));
       }
-      VarKind kind = VarKind::value;
+      VarKind kind = static_kind(*item.expression);
       if (item.expression->kind == ExprKind::variable) {
         if (Variable* v = lookup(item.expression->name)) kind = v->kind;
       }
@@ -246,25 +247,30 @@ class Analyzer {
       outputs.emplace_back(name, Variable{item.slot, kind});
       columns.push_back(name);
     }
-    // ORDER BY sees the projected names and, like Neo4j, the incoming variables.
+    // ORDER BY sees the projected names and, unless the projection aggregates or is DISTINCT,
+    // the incoming variables too. Expressions equal to a projected one read its column.
     auto incoming = scope_;
-    for (const auto& [name, var] : outputs) scope_[name] = var;
     for (SortItem& s : p.order_by) {
+      if (!aggregating && contains_aggregate_call(*s.expression)) {
+        fail(s.expression->position, "SyntaxError: InvalidAggregation",
+             "ORDER BY can use an aggregation only when the projection aggregates");
+      }
+      replace_projected(s.expression, p, aggregating);
       if (aggregating || p.distinct) {
-        // Only projected columns (or expressions equal to them) are available.
-        auto saved = scope_;
         scope_.clear();
         for (const auto& [name, var] : outputs) scope_[name] = var;
-        try {
-          expression(*s.expression, ExprUse::projection);
-        } catch (const QueryError& e) {
-          scope_ = saved;
-          if (!order_matches_item(*s.expression, p)) throw;
-          expression_in(*s.expression, incoming);
-        }
-        scope_ = saved;
-      } else {
+        order_scope_incoming_ = &incoming;
         expression(*s.expression, ExprUse::order);
+        order_scope_incoming_ = nullptr;
+      } else {
+        scope_ = incoming;
+        for (const auto& [name, var] : outputs) scope_[name] = var;
+        expression(*s.expression, ExprUse::order);
+      }
+    }
+    if (aggregating) {
+      for (ProjectionItem& item : p.items) {
+        if (contains_aggregate(*item.expression)) check_unambiguous(*item.expression, p);
       }
     }
     for (ExprPtr* e : {&p.skip, &p.limit}) {
@@ -273,29 +279,123 @@ class Analyzer {
         expression(**e, ExprUse::plain);
       }
     }
+    // WITH ... WHERE sees the projected names and the incoming variables (as Neo4j does).
+    scope_ = incoming;
+    for (const auto& [name, var] : outputs) scope_[name] = var;
+    if (p.where) predicate(*p.where);
     scope_.clear();
     for (const auto& [name, var] : outputs) scope_[name] = var;
-    if (p.where) expression(*p.where, ExprUse::predicate);
     return columns;
   }
 
-  // ORDER BY of a DISTINCT/aggregating projection may repeat a projected expression verbatim.
-  static bool order_matches_item(const Expr& e, const Projection& p) {
-    (void)e;
-    (void)p;
+  // An aggregation call directly in `e` (not in a nested scope).
+  static bool contains_aggregate_call(const Expr& e) {
+    if (e.kind == ExprKind::count_star) return true;
+    if (e.kind == ExprKind::function) {
+      if (const FunctionInfo* f = find_function(e.name); f && f->aggregate) return true;
+    }
+    for (const ExprPtr& c : e.children) {
+      if (c && contains_aggregate_call(*c)) return true;
+    }
+    return false;
+  }
+
+  // Replaces every sub-expression of `e` equal to a projected item (an aggregation, or a
+  // variable or property read) by a read of that item's column.
+  void replace_projected(ExprPtr& e, const Projection& p, bool aggregating) {
+    if (!e) return;
+    for (const ProjectionItem& item : p.items) {
+      const Expr& x = *item.expression;
+      const bool simple = x.kind == ExprKind::variable || x.kind == ExprKind::property || x.aggregate ||
+                          x.kind == ExprKind::count_star || (aggregating && contains_aggregate_call(x)) ||
+                          p.distinct;
+      if (simple && same(*e, x) && (e->kind != ExprKind::variable || !item.alias.empty())) {
+        auto ref = std::make_unique<Expr>();
+        ref->kind = ExprKind::variable;
+        ref->name = item.alias.empty() ? item.text : item.alias;
+        ref->position = e->position;
+        e = std::move(ref);
+        return;
+      }
+    }
+    for (ExprPtr& c : e->children) replace_projected(c, p, aggregating);
+  }
+
+  // Structural equality of two expressions (as written).
+  static bool same(const Expr& a, const Expr& b) {
+    if (a.kind != b.kind || a.op != b.op || a.name != b.name || a.keys != b.keys || a.distinct != b.distinct ||
+        a.children.size() != b.children.size() || a.pattern || b.pattern || a.subquery || b.subquery ||
+        !a.projection.empty() || !b.projection.empty()) {
+      return false;
+    }
+    if (a.kind == ExprKind::literal && !(a.value == b.value)) return false;
+    if (a.kind == ExprKind::function && lower(a.name) != lower(b.name)) return false;
+    for (std::size_t i = 0; i < a.children.size(); ++i) {
+      if (!a.children[i] != !b.children[i]) return false;
+      if (a.children[i] && !same(*a.children[i], *b.children[i])) return false;
+    }
     return true;
   }
 
-  void expression_in(Expr& e, const std::unordered_map<std::string, Variable>& scope) {
-    auto saved = scope_;
-    scope_ = scope;
-    try {
-      expression(e, ExprUse::order);
-    } catch (...) {
-      scope_ = saved;
-      throw;
+  // Outside its aggregations, an aggregating item may read only grouping keys that are
+  // variables or property reads (openCypher's AmbiguousAggregationExpression).
+  void check_unambiguous(const Expr& e, const Projection& p) {
+    if (e.aggregate || e.kind == ExprKind::count_star) return;
+    if (e.kind == ExprKind::literal || e.kind == ExprKind::parameter) return;
+    for (const ProjectionItem& item : p.items) {
+      const Expr& key = *item.expression;
+      if (contains_aggregate(key)) continue;
+      if ((key.kind == ExprKind::variable || key.kind == ExprKind::property) && same(e, key)) return;
     }
-    scope_ = saved;
+    if (e.kind == ExprKind::variable) {
+      fail(e.position, "SyntaxError: AmbiguousAggregationExpression",
+           fmt::format("`{}` is used beside an aggregation but is not a grouping key", e.name));
+    }
+    for (const ExprPtr& c : e.children) {
+      if (c) check_unambiguous(*c, p);
+    }
+  }
+
+  // What an expression is known to evaluate to before running (scalar: not a graph element).
+  VarKind static_kind(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::literal: return e.value.is_null() ? VarKind::value : VarKind::scalar;
+      case ExprKind::list:
+      case ExprKind::map:
+      case ExprKind::list_comprehension:
+      case ExprKind::is_null:
+      case ExprKind::is_not_null:
+      case ExprKind::label_check:
+      case ExprKind::quantifier:
+      case ExprKind::pattern_comprehension:
+      case ExprKind::count_star:
+      case ExprKind::map_projection: return VarKind::scalar;
+      case ExprKind::binary:
+      case ExprKind::unary: return VarKind::scalar;
+      case ExprKind::variable: {
+        Variable* v = lookup(e.name);
+        return v ? v->kind : VarKind::value;
+      }
+      default: return VarKind::value;
+    }
+  }
+
+  // A WHERE predicate: known non-boolean operands fail before running.
+  void predicate(Expr& e) {
+    expression(e, ExprUse::predicate);
+    check_boolean_operand(e);
+  }
+
+  void check_boolean_operand(const Expr& e) {
+    const bool literal_non_bool = (e.kind == ExprKind::literal && !e.value.is_null() && !e.value.is_bool()) ||
+                                  e.kind == ExprKind::list || e.kind == ExprKind::map;
+    VarKind k = VarKind::value;
+    if (e.kind == ExprKind::variable) {
+      if (Variable* v = lookup(e.name)) k = v->kind;
+    }
+    if (literal_non_bool || k == VarKind::node || k == VarKind::relationship || k == VarKind::path) {
+      fail(e.position, "SyntaxError: InvalidArgumentType", "a boolean was expected here");
+    }
   }
 
   static void constant_expression(const Expr& e) {
@@ -388,11 +488,12 @@ class Analyzer {
              fmt::format("relationship `{}` appears twice in one pattern", rel.variable));
       }
       if (Variable* v = lookup(rel.variable)) {
-        if (v->kind != VarKind::relationship && v->kind != VarKind::value) {
+        if (v->kind != VarKind::relationship && v->kind != VarKind::value &&
+            !(rel.variable_length && v->kind == VarKind::scalar)) {
           fail(rel.position, "SyntaxError: VariableTypeConflict",
                fmt::format("`{}` is {}, not a relationship", rel.variable, kind_name(v->kind)));
         }
-        if (creating || rel.variable_length) {
+        if (creating || (rel.variable_length && v->kind == VarKind::relationship)) {
           fail(rel.position, "SyntaxError: VariableAlreadyBound",
                fmt::format("variable `{}` is already bound", rel.variable));
         }
@@ -413,13 +514,17 @@ class Analyzer {
     }
   }
 
-  void pattern_properties(PatternPart& part) {
-    for (NodePattern& node : part.nodes) {
-      if (node.properties) expression(*node.properties, ExprUse::plain);
-    }
-    for (RelationshipPattern& rel : part.relationships) {
-      if (rel.properties) expression(*rel.properties, ExprUse::plain);
-    }
+  void pattern_properties(PatternPart& part, bool matching = false) {
+    auto check = [&](ExprPtr& properties) {
+      if (!properties) return;
+      if (matching && properties->kind == ExprKind::parameter) {
+        fail(properties->position, "SyntaxError: InvalidParameterUse",
+             "a parameter cannot stand for a pattern's properties in MATCH or MERGE: use WHERE");
+      }
+      expression(*properties, ExprUse::plain);
+    };
+    for (NodePattern& node : part.nodes) check(node.properties);
+    for (RelationshipPattern& rel : part.relationships) check(rel.properties);
     declared_here_.clear();
   }
 
@@ -474,8 +579,16 @@ class Analyzer {
           fail(e.position, "SyntaxError: InvalidArgumentPassingMode",
                fmt::format("DISTINCT is only allowed in aggregations, not in {}()", f->name));
         }
+        const bool exists = name == "exists";
+        const bool saved_exists = in_exists_;
+        in_exists_ = exists;
         for (ExprPtr& c : e.children) {
-          if (c) expression(*c, use, inside_aggregate || f->aggregate);
+          if (c) expression(*c, exists ? ExprUse::predicate : use, inside_aggregate || f->aggregate);
+        }
+        in_exists_ = saved_exists;
+        if (name == "size" && e.children.size() == 1 && e.children[0]->kind == ExprKind::variable &&
+            static_kind(*e.children[0]) == VarKind::path) {
+          fail(e.position, "SyntaxError: InvalidArgumentType", "size() takes a string or a list; use length() for paths");
         }
         return;
       }
@@ -488,7 +601,13 @@ class Analyzer {
         return;
       case ExprKind::list_comprehension:
       case ExprKind::quantifier: {
-        if (e.children.size() > 0 && e.children[0]) expression(*e.children[0], use, inside_aggregate);
+        if (e.children.size() > 0 && e.children[0]) {
+          const Expr& list = *e.children[0];
+          if ((list.kind == ExprKind::literal && !list.value.is_null()) || list.kind == ExprKind::map) {
+            fail(list.position, "SyntaxError: InvalidArgumentType", "a list was expected here");
+          }
+          expression(*e.children[0], use, inside_aggregate);
+        }
         auto saved = scope_;
         e.slot = declare(e.name, VarKind::value);
         for (std::size_t i = 1; i < e.children.size(); ++i) {
@@ -513,12 +632,23 @@ class Analyzer {
         auto saved = scope_;
         std::unordered_set<std::string> rel_names;
         if (e.kind == ExprKind::pattern_predicate) {
+          if (use != ExprUse::predicate && !in_exists_) {
+            fail(e.position, "SyntaxError: UnexpectedSyntax",
+                 "a pattern can be used as an expression only in WHERE or exists(): use a pattern comprehension");
+          }
           // A pattern predicate may not introduce variables (openCypher).
           for (const NodePattern& n : e.pattern->nodes) {
             if (!n.variable.empty() && !lookup(n.variable)) {
               fail(n.position, "SyntaxError: UndefinedVariable",
                    fmt::format("variable `{}` not defined (patterns in expressions cannot introduce variables)",
                                n.variable));
+            }
+          }
+          for (const RelationshipPattern& r : e.pattern->relationships) {
+            if (!r.variable.empty() && !lookup(r.variable)) {
+              fail(r.position, "SyntaxError: UndefinedVariable",
+                   fmt::format("variable `{}` not defined (patterns in expressions cannot introduce variables)",
+                               r.variable));
             }
           }
         }
@@ -553,6 +683,28 @@ class Analyzer {
       case ExprKind::label_check:
         check_labels(e.keys, e.position);
         break;
+      case ExprKind::unary:
+        if (e.op == Op::not_) {
+          expression(*e.children[0], use == ExprUse::predicate ? ExprUse::predicate : use, inside_aggregate);
+          check_boolean_operand(*e.children[0]);
+          return;
+        }
+        break;
+      case ExprKind::binary:
+        if (e.op == Op::and_ || e.op == Op::or_ || e.op == Op::xor_) {
+          for (ExprPtr& c : e.children) {
+            expression(*c, use, inside_aggregate);
+            check_boolean_operand(*c);
+          }
+          return;
+        }
+        if (e.op == Op::in) {
+          const Expr& list = *e.children[1];
+          if ((list.kind == ExprKind::literal && !list.value.is_null()) || list.kind == ExprKind::map) {
+            fail(list.position, "SyntaxError: InvalidArgumentType", "IN needs a list on its right");
+          }
+        }
+        break;
       default: break;
     }
     for (ExprPtr& c : e.children) {
@@ -565,6 +717,8 @@ class Analyzer {
   std::unordered_set<std::string> declared_here_;  // variables the current pattern declared
   int slots_ = 0;
   int depth_ = 0;
+  const std::unordered_map<std::string, Variable>* order_scope_incoming_ = nullptr;  // ORDER BY aggregations
+  bool in_exists_ = false;  // inside exists(...): a pattern is allowed there
 };
 
 }  // namespace

@@ -269,6 +269,7 @@ class Executor {
         ++stats_.edges_deleted;
         deleted_edges.insert(e.id);
       }
+      deleted_.insert(e.id);
     }
     for (const Vertex& v : vertices) {
       std::vector<Edge> incident = graph_.incident_edges(v.id);
@@ -280,6 +281,8 @@ class Executor {
         ++stats_.vertices_deleted;
         stats_.edges_deleted += static_cast<std::int64_t>(incident.size());
       }
+      deleted_.insert(v.id);
+      for (const Edge& e : incident) deleted_.insert(e.id);
     }
     return in;
   }
@@ -613,7 +616,7 @@ class Executor {
     std::vector<QueryValue> walk;  // vertices after `here`
     auto step = [&](const ElementId& at, std::int64_t depth, auto& self) -> void {
       check_deadline("query");
-      if (depth >= min_hops) {
+      if (depth >= min_hops && (!rel.bound || same_edges(row[rel.slot], edges))) {
         QueryValue next_vertex;
         if (bind_next(next, at, row, next_vertex)) {
           QueryValue saved_rel = row[rel.slot];
@@ -648,6 +651,16 @@ class Executor {
       }
     };
     step(here.id, 0, step);
+  }
+
+  // A variable-length relationship bound to a list matches exactly that walk.
+  static bool same_edges(const QueryValue& bound, const std::vector<QueryValue>& walked) {
+    if (!bound.is_list() || bound.as_list().size() != walked.size()) return false;
+    for (std::size_t i = 0; i < walked.size(); ++i) {
+      const QueryValue& b = bound.as_list()[i];
+      if (!b.is_edge() || b.as_edge().id != walked[i].as_edge().id) return false;
+    }
+    return true;
   }
 
   // Binds (or checks) the node pattern `next` to the vertex `id`.
@@ -1113,8 +1126,12 @@ class Executor {
     return QueryValue(std::move(map));
   }
 
-  static QueryValue property(const QueryValue& v, const std::string& key) {
+  QueryValue property(const QueryValue& v, const std::string& key) {
     if (v.is_null()) return QueryValue();
+    if ((v.is_vertex() && deleted_.contains(v.as_vertex().id)) || (v.is_edge() && deleted_.contains(v.as_edge().id))) {
+      runtime_error("EntityNotFound: DeletedEntityAccess",
+                    fmt::format("cannot read property `{}` of a deleted {}", key, v.is_vertex() ? "node" : "relationship"));
+    }
     if (v.is_vertex()) {
       const Value* x = v.as_vertex().properties.find(key);
       return x ? QueryValue(*x) : QueryValue();
@@ -1130,7 +1147,7 @@ class Executor {
     type_error("InvalidArgumentType", fmt::format("cannot read property `{}` of {}", key, to_string(v.type())));
   }
 
-  static QueryValue subscript(const QueryValue& v, const QueryValue& index) {
+  QueryValue subscript(const QueryValue& v, const QueryValue& index) {
     if (v.is_null() || index.is_null()) return QueryValue();
     if (v.is_list()) {
       if (!index.is_int()) type_error("InvalidArgumentType", fmt::format("a list index must be an integer, not {}", to_string(index.type())));
@@ -1305,6 +1322,7 @@ class Executor {
   FunctionContext functions_;
   QueryStats stats_;
   int width_ = 0;
+  std::unordered_set<ElementId> deleted_;  // elements this statement deleted
   const std::unordered_map<const Expr*, QueryValue>* aggregates_ = nullptr;
   std::unordered_map<std::size_t, std::vector<QueryValue>> sort_keys_;  // row index -> ORDER BY keys (aggregations)
 };
