@@ -1,6 +1,7 @@
 #include "query/analyzer.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <cctype>
 #include <string>
 #include <unordered_map>
@@ -21,6 +22,7 @@ enum class VarKind : std::uint8_t { node, relationship, path, value, scalar };  
 struct Variable {
   int slot = -1;
   VarKind kind = VarKind::value;
+  std::optional<QueryValue::Type> type;  // known before running (literals), else unknown
 };
 
 [[noreturn]] void fail(const Position& at, const std::string& code, const std::string& message) {
@@ -45,6 +47,12 @@ class Analyzer {
   explicit Analyzer(Statement& statement) : statement_(statement) {}
 
   void run() {
+    for (std::size_t i = 1; i < statement_.union_all.size(); ++i) {
+      if (statement_.union_all[i] != statement_.union_all[0]) {
+        const Position at = statement_.queries[i + 1].clauses.empty() ? Position{} : statement_.queries[i + 1].clauses.front().position;
+        fail(at, "SyntaxError: InvalidClauseComposition", "UNION and UNION ALL cannot be mixed in one statement");
+      }
+    }
     std::vector<std::string> columns;
     for (std::size_t i = 0; i < statement_.queries.size(); ++i) {
       SingleQuery& q = statement_.queries[i];
@@ -169,9 +177,11 @@ class Analyzer {
     statement_.writes = true;
     for (ExprPtr& e : d.expressions) {
       expression(*e, ExprUse::plain);
-      if (e->kind == ExprKind::literal || e->kind == ExprKind::binary || e->kind == ExprKind::unary ||
-          e->kind == ExprKind::label_check) {
-        fail(e->position, "SyntaxError: InvalidDelete", "DELETE takes nodes, relationships or paths");
+      if (e->kind == ExprKind::label_check) {
+        fail(e->position, "SyntaxError: InvalidDelete", "DELETE takes nodes, relationships or paths, not labels");
+      }
+      if (e->kind == ExprKind::literal || e->kind == ExprKind::binary || e->kind == ExprKind::unary) {
+        fail(e->position, "SyntaxError: InvalidArgumentType", "DELETE takes nodes, relationships or paths");
       }
     }
   }
@@ -212,7 +222,7 @@ class Analyzer {
       for (const auto& [name, var] : scope_) {
         if (!name.empty() && name[0] != ' ') visible.emplace_back(name, var);
       }
-      if (visible.empty() && p.items.empty()) {
+      if (visible.empty() && p.items.empty() && is_return) {
         fail(p.position, "SyntaxError: NoVariablesInScope", "RETURN * / WITH * needs variables in scope");
       }
       std::sort(visible.begin(), visible.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -244,7 +254,8 @@ class Analyzer {
         if (Variable* v = lookup(item.expression->name)) kind = v->kind;
       }
       item.slot = new_slot();
-      outputs.emplace_back(name, Variable{item.slot, kind});
+      Variable out{item.slot, kind, static_type(*item.expression)};
+      outputs.emplace_back(name, out);
       columns.push_back(name);
     }
     // ORDER BY sees the projected names and, unless the projection aggregates or is DISTINCT,
@@ -339,7 +350,7 @@ class Analyzer {
 
   // Outside its aggregations, an aggregating item may read only grouping keys that are
   // variables or property reads (openCypher's AmbiguousAggregationExpression).
-  void check_unambiguous(const Expr& e, const Projection& p) {
+  void check_unambiguous(const Expr& e, const Projection& p, std::vector<std::string> locals = {}) {
     if (e.aggregate || e.kind == ExprKind::count_star) return;
     if (e.kind == ExprKind::literal || e.kind == ExprKind::parameter) return;
     for (const ProjectionItem& item : p.items) {
@@ -348,11 +359,32 @@ class Analyzer {
       if ((key.kind == ExprKind::variable || key.kind == ExprKind::property) && same(e, key)) return;
     }
     if (e.kind == ExprKind::variable) {
+      if (std::find(locals.begin(), locals.end(), e.name) != locals.end()) return;
       fail(e.position, "SyntaxError: AmbiguousAggregationExpression",
            fmt::format("`{}` is used beside an aggregation but is not a grouping key", e.name));
     }
+    if (e.kind == ExprKind::list_comprehension || e.kind == ExprKind::quantifier || e.kind == ExprKind::reduce) {
+      locals.push_back(e.name);
+      if (!e.keys.empty()) locals.push_back(e.keys[0]);
+    }
+    if (e.kind == ExprKind::pattern_comprehension || e.kind == ExprKind::exists_subquery ||
+        e.kind == ExprKind::pattern_predicate) {
+      return;
+    }
     for (const ExprPtr& c : e.children) {
-      if (c) check_unambiguous(*c, p);
+      if (c) check_unambiguous(*c, p, locals);
+    }
+  }
+
+  static std::optional<QueryValue::Type> static_type(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::literal:
+        return e.value.is_null() ? std::nullopt : std::optional<QueryValue::Type>(e.value.type());
+      case ExprKind::list:
+      case ExprKind::list_comprehension: return QueryValue::Type::list;
+      case ExprKind::map:
+      case ExprKind::map_projection: return QueryValue::Type::map;
+      default: return std::nullopt;
     }
   }
 
@@ -399,12 +431,15 @@ class Analyzer {
   }
 
   static void constant_expression(const Expr& e) {
-    if (e.kind == ExprKind::variable || e.kind == ExprKind::property || e.kind == ExprKind::pattern_predicate) {
-      fail(e.position, "SyntaxError: NonConstantExpression", "SKIP and LIMIT take a constant expression");
-    }
-    for (const ExprPtr& c : e.children) {
-      if (c) constant_expression(*c);
-    }
+    auto walk = [](const Expr& x, auto& self) -> void {
+      if (x.kind == ExprKind::variable || x.kind == ExprKind::property || x.kind == ExprKind::pattern_predicate) {
+        fail(x.position, "SyntaxError: NonConstantExpression", "SKIP and LIMIT take a constant expression");
+      }
+      for (const ExprPtr& c : x.children) {
+        if (c) self(*c, self);
+      }
+    };
+    walk(e, walk);
     if (e.kind == ExprKind::literal) {
       if (e.value.is_int() && e.value.as_int() < 0) {
         fail(e.position, "SyntaxError: NegativeIntegerArgument", "SKIP and LIMIT take a non-negative integer");
@@ -463,7 +498,15 @@ class Analyzer {
         declared_here_.insert(node.variable);
       }
     }
+    if (creating && part.relationships.empty() && part.nodes.size() == 1 && part.nodes[0].bound) {
+      fail(part.nodes[0].position, "SyntaxError: VariableAlreadyBound",
+           fmt::format("variable `{}` is already bound: it cannot be created", part.nodes[0].variable));
+    }
     for (RelationshipPattern& rel : part.relationships) {
+      if (creating && !rel.variable.empty() && lookup(rel.variable)) {
+        fail(rel.position, "SyntaxError: VariableAlreadyBound",
+             fmt::format("variable `{}` is already bound: it cannot be created", rel.variable));
+      }
       if (creating) {
         if (rel.types.size() != 1) {
           fail(rel.position, "SyntaxError: NoSingleRelationshipType",
@@ -586,9 +629,18 @@ class Analyzer {
           if (c) expression(*c, exists ? ExprUse::predicate : use, inside_aggregate || f->aggregate);
         }
         in_exists_ = saved_exists;
-        if (name == "size" && e.children.size() == 1 && e.children[0]->kind == ExprKind::variable &&
-            static_kind(*e.children[0]) == VarKind::path) {
-          fail(e.position, "SyntaxError: InvalidArgumentType", "size() takes a string or a list; use length() for paths");
+        if (e.children.size() == 1) {
+          const Expr& arg = *e.children[0];
+          const VarKind k = static_kind(arg);
+          const std::optional<QueryValue::Type> t = static_type(arg);
+          const bool bad = (name == "size" && k == VarKind::path) ||
+                           (name == "length" && (k == VarKind::node || k == VarKind::relationship)) ||
+                           (name == "type" && (k == VarKind::node || k == VarKind::path)) ||
+                           (name == "properties" && t && *t != QueryValue::Type::map);
+          if (bad) {
+            fail(e.position, "SyntaxError: InvalidArgumentType",
+                 fmt::format("{}() cannot take {} here", f->name, t ? to_string(*t) : std::string_view(kind_name(k))));
+          }
         }
         return;
       }
@@ -661,6 +713,11 @@ class Analyzer {
         return;
       }
       case ExprKind::exists_subquery: {
+        for (const ClauseNode& node : e.subquery->clauses) {
+          if (is_update(node.clause)) {
+            fail(node.position, "SyntaxError: InvalidClauseComposition", "an EXISTS subquery cannot update the graph");
+          }
+        }
         auto saved = scope_;
         const int saved_slots = slots_;
         (void)saved_slots;
@@ -683,6 +740,26 @@ class Analyzer {
       case ExprKind::label_check:
         check_labels(e.keys, e.position);
         break;
+      case ExprKind::property: {
+        expression(*e.children[0], use, inside_aggregate);
+        const Expr& subject = *e.children[0];
+        std::optional<QueryValue::Type> t = static_type(subject);
+        VarKind k = VarKind::value;
+        if (subject.kind == ExprKind::variable) {
+          if (Variable* v = lookup(subject.name)) {
+            t = v->type;
+            k = v->kind;
+          }
+        }
+        if (k == VarKind::path) {
+          fail(e.position, "SyntaxError: InvalidArgumentType", "a path has no properties");
+        }
+        if (t && *t != QueryValue::Type::map) {
+          fail(e.position, "TypeError: InvalidArgumentType",
+               fmt::format("cannot read property `{}` of {}", e.name, to_string(*t)));
+        }
+        return;
+      }
       case ExprKind::unary:
         if (e.op == Op::not_) {
           expression(*e.children[0], use == ExprUse::predicate ? ExprUse::predicate : use, inside_aggregate);

@@ -184,6 +184,7 @@ class Executor {
       Table matches;
       match_part(m.pattern, row, used, [&](Row& r) { matches.push_back(r); });
       if (matches.empty()) {
+        reject_null_properties(m.pattern, row);
         for (const PatternPart* part : {&m.pattern}) {
           for (const NodePattern& node : part->nodes) {
             if (node.bound && row[node.slot].is_null()) {
@@ -203,6 +204,23 @@ class Executor {
     }
     if (!m.on_create.empty() || !m.on_match.empty()) refresh(out);
     return out;
+  }
+
+  // MERGE cannot create what it could never match again: a null property value.
+  void reject_null_properties(const PatternPart& part, Row& row) {
+    auto check = [&](const Expr* properties) {
+      if (!properties) return;
+      QueryValue map = eval(*properties, row);
+      if (!map.is_map()) return;
+      for (const auto& [key, value] : map.as_map()) {
+        if (value.is_null()) {
+          runtime_error("SemanticError: MergeReadOwnWrites",
+                        fmt::format("MERGE cannot create a pattern with a null property `{}`", key));
+        }
+      }
+    };
+    for (const NodePattern& n : part.nodes) check(n.properties.get());
+    for (const RelationshipPattern& r : part.relationships) check(r.properties.get());
   }
 
   Table clause(const SetClause& s, Table in) {
@@ -1016,6 +1034,14 @@ class Executor {
         args.reserve(e.children.size());
         for (const ExprPtr& c : e.children) args.push_back(eval(*c, row));
         if (!f || !f->call) runtime_error("SyntaxError: InvalidAggregation", fmt::format("{}() cannot be used here", e.name));
+        for (const QueryValue& a : args) {
+          if ((a.is_vertex() && deleted_.contains(a.as_vertex().id)) || (a.is_edge() && deleted_.contains(a.as_edge().id))) {
+            const std::string_view n = f->name;
+            if (n == "labels" || n == "keys" || n == "properties" || n == "type") {
+              runtime_error("EntityNotFound: DeletedEntityAccess", fmt::format("{}() of a deleted element", n));
+            }
+          }
+        }
         return f->call(args, functions_);
       }
       case ExprKind::count_star: runtime_error("SyntaxError: InvalidAggregation", "count(*) cannot be used here");
