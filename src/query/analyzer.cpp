@@ -662,6 +662,15 @@ class Analyzer {
         }
         auto saved = scope_;
         e.slot = declare(e.name, VarKind::value);
+        // Over a list literal of one literal type, the variable has that type.
+        if (!e.children.empty() && e.children[0] && e.children[0]->kind == ExprKind::list &&
+            !e.children[0]->children.empty()) {
+          std::optional<QueryValue::Type> common = static_type(*e.children[0]->children[0]);
+          for (const ExprPtr& item : e.children[0]->children) {
+            if (static_type(*item) != common) common.reset();
+          }
+          scope_[e.name].type = common;
+        }
         for (std::size_t i = 1; i < e.children.size(); ++i) {
           if (e.children[i]) expression(*e.children[i], ExprUse::plain, inside_aggregate);
         }
@@ -772,6 +781,20 @@ class Analyzer {
           for (ExprPtr& c : e.children) {
             expression(*c, use, inside_aggregate);
             check_boolean_operand(*c);
+          }
+          return;
+        }
+        if (e.op == Op::sub || e.op == Op::mul || e.op == Op::div || e.op == Op::mod || e.op == Op::pow) {
+          for (ExprPtr& c : e.children) {
+            expression(*c, use, inside_aggregate);
+            std::optional<QueryValue::Type> t = static_type(*c);
+            if (c->kind == ExprKind::variable) {
+              if (Variable* v = lookup(c->name)) t = v->type;
+            }
+            if (t && *t != QueryValue::Type::integer && *t != QueryValue::Type::real) {
+              fail(c->position, "SyntaxError: InvalidArgumentType",
+                   fmt::format("arithmetic needs numbers, not {}", to_string(*t)));
+            }
           }
           return;
         }

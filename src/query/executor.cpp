@@ -1037,7 +1037,7 @@ class Executor {
         for (const QueryValue& a : args) {
           if ((a.is_vertex() && deleted_.contains(a.as_vertex().id)) || (a.is_edge() && deleted_.contains(a.as_edge().id))) {
             const std::string_view n = f->name;
-            if (n == "labels" || n == "keys" || n == "properties" || n == "type") {
+            if (n == "labels" || n == "keys" || n == "properties") {
               runtime_error("EntityNotFound: DeletedEntityAccess", fmt::format("{}() of a deleted element", n));
             }
           }
