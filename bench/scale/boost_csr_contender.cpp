@@ -81,7 +81,7 @@ class BoostCsr final : public Contender {
     rank_scores_ = {};
   }
 
-  void run(Operation op, const Query& query) override {
+  void run(Operation op, const PathQuery& query) override {
     const std::size_t n = boost::num_vertices(csr_);
     switch (op) {
       case Operation::bfs: raw_bfs(csr_, query.source, bfs_); break;
@@ -153,9 +153,9 @@ class BoostCsr final : public Contender {
 
 }  // namespace
 
-Query choose_query(const generate::EdgeList& list) {
+PathQuery choose_query(const generate::EdgeList& list) {
   const Csr csr = make_csr(list);
-  Query q;
+  PathQuery q;
   for (std::uint32_t v = 0; v < list.vertex_count; ++v) {
     const auto degree = boost::out_degree(static_cast<Csr::vertex_descriptor>(v), csr);
     if (degree > q.source_out_degree) {

@@ -58,7 +58,7 @@ class Missing final : public Contender {
   [[nodiscard]] bool runs(Operation) const override { return false; }
   void load(const generate::EdgeList&) override {}
   void clear() override {}
-  void run(Operation, const Query&) override { throw std::logic_error(name_ + " is not built"); }
+  void run(Operation, const PathQuery&) override { throw std::logic_error(name_ + " is not built"); }
   [[nodiscard]] std::string result(Operation) const override { return "n/a"; }
 
  private:

@@ -28,7 +28,7 @@ inline constexpr double kPageRankDamping = 0.85;
 
 /// Where bfs and shortest_path start (the vertex of highest out-degree, lowest number on ties)
 /// and where shortest_path ends (a farthest vertex bfs reaches from there, so a path exists).
-struct Query {
+struct PathQuery {
   std::uint32_t source = 0;
   std::uint32_t target = 0;
   std::uint64_t source_out_degree = 0;
@@ -36,7 +36,7 @@ struct Query {
 };
 
 /// The query of `list` (a breadth-first search with Boost.Graph on a CSR copy of it).
-Query choose_query(const generate::EdgeList& list);
+PathQuery choose_query(const generate::EdgeList& list);
 
 /// One graph implementation. Results are compared as text: every contender states the same
 /// facts in the same words (the result_* helpers below), so equal strings mean agreement.
@@ -62,7 +62,7 @@ class Contender {
   /// of the vertices, which the others number 0..n-1): left out of the graph's memory.
   [[nodiscard]] virtual double harness_bytes() const { return 0; }
   /// Runs `op` and keeps its result: the timed part.
-  virtual void run(Operation op, const Query& query) = 0;
+  virtual void run(Operation op, const PathQuery& query) = 0;
   /// The last result of `op`, in the words of the result_* helpers. Not timed.
   [[nodiscard]] virtual std::string result(Operation op) const = 0;
 };

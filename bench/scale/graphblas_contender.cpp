@@ -129,7 +129,7 @@ class GraphBlas final : public Contender {
     return static_cast<double>(a + at + d);
   }
 
-  void run(Operation op, const Query& query) override {
+  void run(Operation op, const PathQuery& query) override {
     if (op == Operation::bfs) bfs(query.source);
     if (op == Operation::page_rank) page_rank();
   }

@@ -76,7 +76,7 @@ class Igraph final : public Contender {
     loaded_ = false;
   }
 
-  void run(Operation op, const Query& query) override {
+  void run(Operation op, const PathQuery& query) override {
     switch (op) {
       case Operation::bfs:
         check(igraph_bfs_simple(&graph_, query.source, IGRAPH_OUT, &order_.v, &layers_.v, &parents_.v),

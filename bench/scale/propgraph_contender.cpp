@@ -69,7 +69,7 @@ PhaseMemory PropgraphContender::load_measured(const generate::EdgeList& list) {
   return m;
 }
 
-void PropgraphContender::run(Operation op, const Query& query) {
+void PropgraphContender::run(Operation op, const PathQuery& query) {
   switch (op) {
     case Operation::bfs:
       visits_ =

@@ -31,7 +31,7 @@ class PropgraphContender final : public Contender {
   [[nodiscard]] bool runs(Operation) const override { return true; }
   void load(const generate::EdgeList& list) override;
   void clear() override;
-  void run(Operation op, const Query& query) override;
+  void run(Operation op, const PathQuery& query) override;
   [[nodiscard]] std::string result(Operation op) const override;
 
   /// load(), vertices first and then edges, measuring the memory of each phase (peak RSS reset

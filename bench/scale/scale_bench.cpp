@@ -223,7 +223,7 @@ generate::LoadOptions property_options() {
 }
 
 /// --dump-edges: the edge list and the query of one graph, as the comment at the top says.
-void dump_graph(const Settings& s, std::string_view generator, const generate::EdgeList& list, const Query& query) {
+void dump_graph(const Settings& s, std::string_view generator, const generate::EdgeList& list, const PathQuery& query) {
   fs::create_directories(*s.dump_edges);
   const fs::path stem = *s.dump_edges / fmt::format("{}-{}", generator, list.vertex_count);
   std::string text;
@@ -324,7 +324,7 @@ struct Case {
   std::string generator;
   std::uint32_t vertices = 0;
   std::uint64_t edges = 0;
-  Query query;
+  PathQuery query;
 };
 
 /// One JSON row: the case it belongs to and what it measures; the caller adds the figures and
