@@ -310,11 +310,13 @@ struct map_projection_item
 struct map_projection : seq<variable, lbrace, opt<list_of<map_projection_item>>, rbrace> {};
 
 struct parenthesized : seq<lparen, expression, rparen> {};
+struct shortest_path;
+struct all_shortest_paths;
 
-struct atom
-    : sor<number_literal, string_literal, true_literal, false_literal, null_literal, parameter, count_star,
-          case_expression, list_comprehension, pattern_comprehension, list_literal, quantifier, reduce_expression,
-          exists_subquery, pattern_predicate, parenthesized, function_call, map_literal, map_projection, variable> {
+struct atom : sor<number_literal, string_literal, true_literal, false_literal, null_literal, parameter, count_star,
+                  case_expression, list_comprehension, pattern_comprehension, list_literal, quantifier,
+                  reduce_expression, exists_subquery, pattern_predicate, parenthesized, shortest_path,
+                  all_shortest_paths, function_call, map_literal, map_projection, variable> {
   static constexpr std::string_view expected = "an expression";
 };
 
@@ -917,14 +919,15 @@ class TreeBuilder {
     const bool merge = node.children.at(1)->is_type<grammar::op_plus_eq>();
     item.value = expression(*node.children.at(2));
     if (merge) {
-      if (item.target->kind != ExprKind::variable) fail_at(node, "SyntaxError", "Expected a variable before '+='");
+      if (item.target->kind != ExprKind::variable)
+        fail_at(node, "SyntaxError: UnexpectedSyntax", "Expected a variable before '+='");
       item.kind = SetItem::Kind::merge_properties;
     } else if (item.target->kind == ExprKind::variable) {
       item.kind = SetItem::Kind::replace_properties;
     } else if (item.target->kind == ExprKind::property) {
       item.kind = SetItem::Kind::property;
     } else {
-      fail_at(node, "SyntaxError", "Expected a property or a variable before '='");
+      fail_at(node, "SyntaxError: UnexpectedSyntax", "Expected a property or a variable before '='");
     }
     return item;
   }
@@ -939,7 +942,7 @@ class TreeBuilder {
     }
     item.target = postfix(node);
     if (item.target->kind != ExprKind::property)
-      fail_at(node, "SyntaxError", "Expected a property or labels to remove");
+      fail_at(node, "SyntaxError: UnexpectedSyntax", "Expected a property or labels to remove");
     return item;
   }
 
@@ -1275,8 +1278,14 @@ class TreeBuilder {
       return expr;
     }
     if (node.is_type<grammar::map_projection>()) return map_projection(node);
-    // Any other node is a wrapper of one expression (e.g. a nested expression level).
-    return expression(node);
+    if (node.is_type<grammar::shortest_path>() || node.is_type<grammar::all_shortest_paths>()) {
+      return shortest_path_expression(node);
+    }
+    // Any other node wraps exactly one expression (e.g. a nested expression level). Anything else
+    // is a grammar/tree mismatch: fail instead of recursing forever.
+    if (node.children.size() == 1) return expression(*node.children.front());
+    throw QueryError("unsupported expression '" + std::string(node.string_view()) + "'",
+                     "SyntaxError: UnexpectedSyntax", position.line, position.column);
   }
 
   ExprPtr function_call(const Node& node) {
@@ -1344,6 +1353,27 @@ class TreeBuilder {
     return expr;
   }
 
+  /// `shortestPath(pattern)` in an expression (as Neo4j allows): the first path of
+  /// `[p = shortestPath(pattern) | p]`, null when there is none; `allShortestPaths(pattern)`:
+  /// the list itself. The path variable's name cannot be written in a query.
+  ExprPtr shortest_path_expression(const Node& node) {
+    const Position position = position_of(node);
+    auto comprehension = make_expr(ExprKind::pattern_comprehension, position);
+    comprehension->name = " shortest path";
+    comprehension->pattern = relationships_pattern(*node.children.at(0), comprehension->name);
+    const bool all = node.is_type<grammar::all_shortest_paths>();
+    comprehension->pattern->kind = all ? PatternPart::Kind::all_shortest : PatternPart::Kind::shortest;
+    auto path = make_expr(ExprKind::variable, position);
+    path->name = comprehension->name;
+    comprehension->children.push_back(nullptr);  // no WHERE
+    comprehension->children.push_back(std::move(path));
+    if (all) return comprehension;
+    auto head = make_expr(ExprKind::function, position);
+    head->name = "head";
+    head->children.push_back(std::move(comprehension));
+    return head;
+  }
+
   ExprPtr quantifier(const Node& node) {
     auto expr = make_expr(ExprKind::quantifier, position_of(node));
     const Node& kind = *node.children.at(0);
@@ -1357,11 +1387,12 @@ class TreeBuilder {
 
   ExprPtr reduce(const Node& node) {
     auto expr = make_expr(ExprKind::reduce, position_of(node));
+    // Children: accumulator, `=` (op_eq is a tree node), initial value, variable, list, `| result`.
     expr->name = symbolic_name_of(*node.children.at(0));
-    expr->children.push_back(expression(*node.children.at(1)));
-    expr->keys.push_back(symbolic_name_of(*node.children.at(2)));
-    expr->children.push_back(expression(*node.children.at(3)));
-    expr->children.push_back(expression(*node.children.at(4)->children.at(0)));
+    expr->children.push_back(expression(*node.children.at(2)));
+    expr->keys.push_back(symbolic_name_of(*node.children.at(3)));
+    expr->children.push_back(expression(*node.children.at(4)));
+    expr->children.push_back(expression(*node.children.at(5)->children.at(0)));
     return expr;
   }
 
@@ -1479,7 +1510,7 @@ std::unique_ptr<Statement> parse_statement(std::string_view text) {
       std::string message = offset < text.size() ? "Invalid input '" + quoted_input(text, offset) + "'"
                                                  : std::string("Unexpected end of input");
       if (!context.expected.empty()) message += ": expected " + expected_list(context.expected);
-      throw_syntax_error(text, offset, "SyntaxError", message);
+      throw_syntax_error(text, offset, "SyntaxError: UnexpectedSyntax", message);
     }
     return TreeBuilder{}.statement(*root, text);
   } catch (const LiteralError& error) {
