@@ -17,6 +17,7 @@
 #include "propgraph/backend/query_executor.hpp"
 #include "propgraph/fmt.hpp"
 #include "propgraph/memory/memory_graph.hpp"
+#include "query/graph_reader.hpp"
 
 namespace propgraph::detail {
 
@@ -411,9 +412,37 @@ std::vector<Cycle> MemoryOperations<Context>::detect_cycles(const CycleOptions& 
   return context_.read_adjacency("detect_cycles", [&](const auto& g) { return detail::detect_cycles(g, options); });
 }
 
+/// The query executor's reads straight from one view of the store (reads.hpp), with no
+/// GraphOperations call between: the reader of MemoryGraph's native read path.
+template <typename View>
+class ViewReader final : public query::GraphReader {
+ public:
+  explicit ViewReader(const View& view) noexcept : g_(view) {}
+  std::vector<std::string> vertex_labels() override { return reads::labels_in_use(g_, ElementKind::vertex); }
+  std::vector<Vertex> find_vertices_by_label(std::string_view label, const Properties& filter) override {
+    return reads::find_vertices_by_label(g_, label, filter, Page{});
+  }
+  std::optional<Vertex> find_vertex(const ElementId& id) override { return reads::find_vertex(g_, id); }
+  std::optional<Edge> find_edge(const ElementId& id) override { return reads::find_edge(g_, id); }
+  std::vector<Edge> incident_edges(const ElementId& vertex, const EdgeQuery& query) override {
+    return reads::incident_edges(g_, vertex, query);
+  }
+
+ private:
+  const View& g_;
+};
+
+/// A read-only statement runs natively: the executor reads one view of the store, taken once
+/// (one shared lock, one durability wait) for the whole statement, so every row is answered from
+/// the same state of the graph. A statement that writes runs through the generic executor over
+/// this graph's or transaction's calls (backend::execute_query: atomic, in a transaction).
 template <class Context>
 QueryResult MemoryOperations<Context>::query(const Query& statement, const Parameters& parameters) {
-  return backend::execute_query(self_, statement, parameters);
+  if (statement.is_write()) return backend::execute_query(self_, statement, parameters);
+  return context_.read_adjacency("query", [&](const auto& g) {
+    ViewReader<std::decay_t<decltype(g)>> reader(g);
+    return query::execute_read(reader, statement, parameters);
+  });
 }
 
 }  // namespace propgraph::detail

@@ -1,5 +1,3 @@
-#include "propgraph/backend/query_executor.hpp"
-
 #include <algorithm>
 #include <functional>
 #include <regex>
@@ -11,10 +9,12 @@
 
 #include <fmt/format.h>
 
+#include "propgraph/backend/query_executor.hpp"
 #include "propgraph/deadline.hpp"
 #include "propgraph/errors.hpp"
 #include "query/ast.hpp"
 #include "query/functions.hpp"
+#include "query/graph_reader.hpp"
 #include "query/value_ops.hpp"
 
 namespace propgraph::query {
@@ -86,8 +86,10 @@ const Vertex* vertex_of(const QueryValue& v) { return v.is_vertex() ? &v.as_vert
 /// Runs one statement's clauses over a table of rows (see execute_query).
 class Executor {
  public:
-  Executor(GraphOperations& graph, const Parameters& parameters) : graph_(graph), parameters_(parameters) {
-    functions_.graph = &graph;
+  /// `graph` takes the statement's writes (null for a read-only statement); `reader` its reads.
+  Executor(GraphOperations* graph, GraphReader& reader, const Parameters& parameters)
+      : graph_(graph), reader_(reader), parameters_(parameters) {
+    functions_.reader = &reader;
   }
 
   QueryResult run(const Statement& statement) {
@@ -274,8 +276,8 @@ class Executor {
       } else if (v.is_list()) {
         for (const QueryValue& x : v.as_list()) self(x, self);
       } else {
-        type_error("InvalidArgumentType", fmt::format("DELETE takes nodes, relationships or paths, not {}",
-                                                      to_string(v.type())));
+        type_error("InvalidArgumentType",
+                   fmt::format("DELETE takes nodes, relationships or paths, not {}", to_string(v.type())));
       }
     };
     for (Row& row : in) {
@@ -283,19 +285,19 @@ class Executor {
     }
     std::unordered_set<ElementId> deleted_edges;
     for (const Edge& e : edges) {
-      if (graph_.delete_edge(e.label, e.id)) {
+      if (writer().delete_edge(e.label, e.id)) {
         ++stats_.edges_deleted;
         deleted_edges.insert(e.id);
       }
       deleted_.insert(e.id);
     }
     for (const Vertex& v : vertices) {
-      std::vector<Edge> incident = graph_.incident_edges(v.id);
+      std::vector<Edge> incident = reader_.incident_edges(v.id, EdgeQuery{});
       if (!incident.empty() && !d.detach) {
         runtime_error("ConstraintVerificationFailed: DeleteConnectedNode",
                       "cannot delete a node that still has relationships: use DETACH DELETE");
       }
-      if (graph_.delete_vertex(v.label, v.id)) {
+      if (writer().delete_vertex(v.label, v.id)) {
         ++stats_.vertices_deleted;
         stats_.edges_deleted += static_cast<std::int64_t>(incident.size());
       }
@@ -365,9 +367,11 @@ class Executor {
       v = QueryValue(static_cast<std::int64_t>(v.as_double()));
     }
     if (!v.is_int()) {
-      runtime_error("SyntaxError: InvalidArgumentType", fmt::format("{} takes an integer, got {}", clause, to_string(v.type())));
+      runtime_error("SyntaxError: InvalidArgumentType",
+                    fmt::format("{} takes an integer, got {}", clause, to_string(v.type())));
     }
-    if (v.as_int() < 0) runtime_error("SyntaxError: NegativeIntegerArgument", fmt::format("{} takes a non-negative integer", clause));
+    if (v.as_int() < 0)
+      runtime_error("SyntaxError: NegativeIntegerArgument", fmt::format("{} takes a non-negative integer", clause));
     return static_cast<std::size_t>(v.as_int());
   }
 
@@ -392,7 +396,8 @@ class Executor {
       Group g;
       g.representative = std::move(row);
       for (const Expr* call : calls) {
-        g.aggregators.push_back(call->kind == ExprKind::count_star ? nullptr : make_aggregator(call->name, call->distinct));
+        g.aggregators.push_back(call->kind == ExprKind::count_star ? nullptr
+                                                                   : make_aggregator(call->name, call->distinct));
       }
       groups.push_back(std::move(g));
       return groups.size() - 1;
@@ -513,7 +518,7 @@ class Executor {
     Properties filter;
     if (!pushable_filter(node.properties.get(), row, filter)) return;
     auto scan = [&](const std::string& label) {
-      for (Vertex& v : graph_.find_vertices_by_label(label, filter)) {
+      for (Vertex& v : reader_.find_vertices_by_label(label, filter)) {
         check_deadline("query");
         if (node_matches(node, v, row)) fn(QueryValue(std::move(v)));
       }
@@ -524,8 +529,8 @@ class Executor {
     }
     // Unlabeled pattern: every label, merged into id order.
     std::vector<Vertex> all;
-    for (const std::string& label : graph_.vertex_labels()) {
-      std::vector<Vertex> some = graph_.find_vertices_by_label(label, filter);
+    for (const std::string& label : reader_.vertex_labels()) {
+      std::vector<Vertex> some = reader_.find_vertices_by_label(label, filter);
       all.insert(all.end(), std::make_move_iterator(some.begin()), std::make_move_iterator(some.end()));
     }
     std::sort(all.begin(), all.end(), [](const Vertex& a, const Vertex& b) { return a.id < b.id; });
@@ -576,7 +581,7 @@ class Executor {
     EdgeQuery q;
     q.direction = rel.direction;
     if (rel.types.size() == 1) q.edge_label = rel.types[0];
-    return graph_.incident_edges(vertex, q);
+    return reader_.incident_edges(vertex, q);
   }
 
   static const ElementId& other_end(const Edge& e, const ElementId& from) { return e.from == from ? e.to : e.from; }
@@ -657,7 +662,7 @@ class Executor {
         if (std::find(used.begin(), used.end(), e.id) != used.end()) continue;
         if (!edge_matches(rel, e, row)) continue;
         const ElementId other = other_end(e, at);
-        std::optional<Vertex> v = graph_.find_vertex(other);
+        std::optional<Vertex> v = reader_.find_vertex(other);
         if (!v) continue;
         used.push_back(e.id);
         edges.emplace_back(std::move(e));
@@ -690,7 +695,7 @@ class Executor {
       out = b;
       return true;
     }
-    std::optional<Vertex> v = graph_.find_vertex(id);
+    std::optional<Vertex> v = reader_.find_vertex(id);
     if (!v || !node_matches(next, *v, row)) return false;
     out = QueryValue(std::move(*v));
     return true;
@@ -768,7 +773,7 @@ class Executor {
           bool revisits = false;
           for (const Vertex& x : p.vertices) revisits = revisits || x.id == other;
           if (revisits && other != to.id) continue;
-          std::optional<Vertex> v = graph_.find_vertex(other);
+          std::optional<Vertex> v = reader_.find_vertex(other);
           if (!v) continue;
           Path longer = p;
           longer.edges.push_back(std::move(e));
@@ -823,7 +828,7 @@ class Executor {
         Properties props = node.properties ? to_properties(eval(*node.properties, row)) : Properties();
         const std::string_view label = node.labels.empty() ? unlabeled_vertex_label : std::string_view(node.labels[0]);
         stats_.properties_set += static_cast<std::int64_t>(props.size());
-        row[node.slot] = QueryValue(graph_.create_vertex(label, props));
+        row[node.slot] = QueryValue(writer().create_vertex(label, props));
         ++stats_.vertices_created;
       }
       walk.push_back(row[node.slot]);
@@ -834,7 +839,8 @@ class Executor {
       const bool reversed = rel.direction == Direction::in;
       Properties props = rel.properties ? to_properties(eval(*rel.properties, row)) : Properties();
       stats_.properties_set += static_cast<std::int64_t>(props.size());
-      Edge e = graph_.create_edge(reversed ? right.id : left.id, reversed ? left.id : right.id, rel.types.at(0), props);
+      Edge e =
+          writer().create_edge(reversed ? right.id : left.id, reversed ? left.id : right.id, rel.types.at(0), props);
       ++stats_.edges_created;
       row[rel.slot] = QueryValue(std::move(e));
       walk.insert(walk.end() - 1, row[rel.slot]);
@@ -869,9 +875,10 @@ class Executor {
         }
         Properties patch = to_properties(QueryValue(map), false);
         const Properties& current = target.is_vertex() ? target.as_vertex().properties
-                                    : target.is_edge() ? target.as_edge().properties
-                                                       : (type_error("InvalidArgumentType", "SET needs a node or a relationship"),
-                                                          target.as_vertex().properties);
+                                    : target.is_edge()
+                                        ? target.as_edge().properties
+                                        : (type_error("InvalidArgumentType", "SET needs a node or a relationship"),
+                                           target.as_vertex().properties);
         if (item.kind == SetItem::Kind::replace_properties) {
           for (const auto& [k, v] : current) {
             if (!patch.contains(k)) patch.set(k, Value());
@@ -909,13 +916,13 @@ class Executor {
     if (target.is_vertex()) {
       const Vertex& v = target.as_vertex();
       count_changes(v.properties, patch);
-      auto after = graph_.update_vertex(v.label, v.id, patch);
+      auto after = writer().update_vertex(v.label, v.id, patch);
       if (!after) runtime_error("EntityNotFound: DeletedEntityAccess", "the node was deleted");
       updated = QueryValue(std::move(*after));
     } else if (target.is_edge()) {
       const Edge& e = target.as_edge();
       count_changes(e.properties, patch);
-      auto after = graph_.update_edge(e.label, e.id, patch);
+      auto after = writer().update_edge(e.label, e.id, patch);
       if (!after) runtime_error("EntityNotFound: DeletedEntityAccess", "the relationship was deleted");
       updated = QueryValue(std::move(*after));
     } else {
@@ -923,7 +930,8 @@ class Executor {
                  fmt::format("properties can be set on nodes and relationships, not on {}", to_string(target.type())));
     }
     // The row's variable sees the update at once.
-    if (target_expr && target_expr->kind == ExprKind::variable && target_expr->slot >= 0) row[target_expr->slot] = updated;
+    if (target_expr && target_expr->kind == ExprKind::variable && target_expr->slot >= 0)
+      row[target_expr->slot] = updated;
     replace_in_row(row, updated);
   }
 
@@ -952,8 +960,8 @@ class Executor {
         if (it == cache.end()) {
           QueryValue fresh = v;
           if (v.is_vertex()) {
-            if (auto x = graph_.find_vertex(id)) fresh = QueryValue(std::move(*x));
-          } else if (auto x = graph_.find_edge(id)) {
+            if (auto x = reader_.find_vertex(id)) fresh = QueryValue(std::move(*x));
+          } else if (auto x = reader_.find_edge(id)) {
             fresh = QueryValue(std::move(*x));
           }
           it = cache.emplace(id, std::move(fresh)).first;
@@ -1033,9 +1041,11 @@ class Executor {
         std::vector<QueryValue> args;
         args.reserve(e.children.size());
         for (const ExprPtr& c : e.children) args.push_back(eval(*c, row));
-        if (!f || !f->call) runtime_error("SyntaxError: InvalidAggregation", fmt::format("{}() cannot be used here", e.name));
+        if (!f || !f->call)
+          runtime_error("SyntaxError: InvalidAggregation", fmt::format("{}() cannot be used here", e.name));
         for (const QueryValue& a : args) {
-          if ((a.is_vertex() && deleted_.contains(a.as_vertex().id)) || (a.is_edge() && deleted_.contains(a.as_edge().id))) {
+          if ((a.is_vertex() && deleted_.contains(a.as_vertex().id)) ||
+              (a.is_edge() && deleted_.contains(a.as_edge().id))) {
             const std::string_view n = f->name;
             if (n == "labels" || n == "keys" || n == "properties") {
               runtime_error("EntityNotFound: DeletedEntityAccess", fmt::format("{}() of a deleted element", n));
@@ -1155,8 +1165,8 @@ class Executor {
   QueryValue property(const QueryValue& v, const std::string& key) {
     if (v.is_null()) return QueryValue();
     if ((v.is_vertex() && deleted_.contains(v.as_vertex().id)) || (v.is_edge() && deleted_.contains(v.as_edge().id))) {
-      runtime_error("EntityNotFound: DeletedEntityAccess",
-                    fmt::format("cannot read property `{}` of a deleted {}", key, v.is_vertex() ? "node" : "relationship"));
+      runtime_error("EntityNotFound: DeletedEntityAccess", fmt::format("cannot read property `{}` of a deleted {}", key,
+                                                                       v.is_vertex() ? "node" : "relationship"));
     }
     if (v.is_vertex()) {
       const Value* x = v.as_vertex().properties.find(key);
@@ -1176,7 +1186,9 @@ class Executor {
   QueryValue subscript(const QueryValue& v, const QueryValue& index) {
     if (v.is_null() || index.is_null()) return QueryValue();
     if (v.is_list()) {
-      if (!index.is_int()) type_error("InvalidArgumentType", fmt::format("a list index must be an integer, not {}", to_string(index.type())));
+      if (!index.is_int())
+        type_error("InvalidArgumentType",
+                   fmt::format("a list index must be an integer, not {}", to_string(index.type())));
       const auto& list = v.as_list();
       std::int64_t i = index.as_int();
       const auto n = static_cast<std::int64_t>(list.size());
@@ -1186,7 +1198,8 @@ class Executor {
     }
     if (v.is_map() || v.is_vertex() || v.is_edge()) {
       if (!index.is_string()) {
-        type_error("MapElementAccessByNonString", fmt::format("a map key must be a string, not {}", to_string(index.type())));
+        type_error("MapElementAccessByNonString",
+                   fmt::format("a map key must be a string, not {}", to_string(index.type())));
       }
       return property(v, index.as_string());
     }
@@ -1198,7 +1211,8 @@ class Executor {
     if (v.is_null()) return QueryValue();
     if ((has_from && from.is_null()) || (has_to && to.is_null())) return QueryValue();
     if (!v.is_list()) type_error("InvalidArgumentType", "only lists can be sliced");
-    if ((has_from && !from.is_int()) || (has_to && !to.is_int())) type_error("InvalidArgumentType", "slice bounds must be integers");
+    if ((has_from && !from.is_int()) || (has_to && !to.is_int()))
+      type_error("InvalidArgumentType", "slice bounds must be integers");
     const auto& list = v.as_list();
     const auto n = static_cast<std::int64_t>(list.size());
     std::int64_t a = has_from ? from.as_int() : 0;
@@ -1305,7 +1319,8 @@ class Executor {
       }
       case Op::in: {
         if (b.is_null()) return QueryValue();
-        if (!b.is_list()) type_error("InvalidArgumentType", fmt::format("IN expects a list, got {}", to_string(b.type())));
+        if (!b.is_list())
+          type_error("InvalidArgumentType", fmt::format("IN expects a list, got {}", to_string(b.type())));
         bool unknown = false;
         for (const QueryValue& x : b.as_list()) {
           Truth t = equals(a, x);
@@ -1329,7 +1344,8 @@ class Executor {
         try {
           return QueryValue(std::regex_match(a.as_string(), std::regex(b.as_string(), std::regex::ECMAScript)));
         } catch (const std::regex_error&) {
-          runtime_error("ArgumentError: InvalidArgumentValue", fmt::format("invalid regular expression '{}'", b.as_string()));
+          runtime_error("ArgumentError: InvalidArgumentValue",
+                        fmt::format("invalid regular expression '{}'", b.as_string()));
         }
       }
       case Op::add: return add(a, b);
@@ -1343,7 +1359,13 @@ class Executor {
     runtime_error("SyntaxError", "unknown operator");
   }
 
-  GraphOperations& graph_;
+  GraphOperations& writer() {
+    if (graph_ == nullptr) runtime_error("SemanticError", "a read-only statement cannot write");
+    return *graph_;
+  }
+
+  GraphOperations* graph_;
+  GraphReader& reader_;
   const Parameters& parameters_;
   FunctionContext functions_;
   QueryStats stats_;
@@ -1353,6 +1375,12 @@ class Executor {
   std::unordered_map<std::size_t, std::vector<QueryValue>> sort_keys_;  // row index -> ORDER BY keys (aggregations)
 };
 
+QueryResult execute_read(GraphReader& reader, const Query& statement, const Parameters& parameters) {
+  const Statement& s = statement.statement();
+  if (s.writes) throw InvalidArgument("execute_read: the statement writes");
+  return Executor(nullptr, reader, parameters).run(s);
+}
+
 }  // namespace propgraph::query
 
 namespace propgraph::backend {
@@ -1360,8 +1388,14 @@ namespace propgraph::backend {
 QueryResult execute_query(GraphOperations& graph, const Query& statement, const Parameters& parameters) {
   using query::Executor;
   const query::Statement& s = statement.statement();
-  if (dynamic_cast<Transaction*>(&graph) != nullptr || !s.writes) return Executor(graph, parameters).run(s);
-  return transact(graph, [&](Transaction& tx) { return Executor(tx, parameters).run(s); });
+  if (dynamic_cast<Transaction*>(&graph) != nullptr || !s.writes) {
+    query::OperationsReader reader(graph);
+    return Executor(&graph, reader, parameters).run(s);
+  }
+  return transact(graph, [&](Transaction& tx) {
+    query::OperationsReader reader(tx);
+    return Executor(&tx, reader, parameters).run(s);
+  });
 }
 
 }  // namespace propgraph::backend

@@ -25,6 +25,7 @@
 
 #include <fmt/format.h>
 
+#include "graph_reader.hpp"
 #include "propgraph/errors.hpp"
 #include "value_ops.hpp"
 
@@ -423,9 +424,9 @@ QueryValue fn_properties(Args args, FunctionContext&) {
 QueryValue endpoint(std::string_view function, const QueryValue& v, FunctionContext& context, bool start) {
   if (v.is_null()) return nullptr;
   if (!v.is_edge()) bad_type(function, v);
-  if (context.graph == nullptr) return nullptr;
+  if (context.reader == nullptr) return nullptr;
   const Edge& edge = v.as_edge();
-  std::optional<Vertex> vertex = context.graph->find_vertex(start ? edge.from : edge.to);
+  std::optional<Vertex> vertex = context.reader->find_vertex(start ? edge.from : edge.to);
   if (!vertex) return nullptr;
   return std::move(*vertex);
 }

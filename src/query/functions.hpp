@@ -11,10 +11,12 @@
 
 namespace propgraph::query {
 
+class GraphReader;
+
 /// What a function may consult while it runs: the graph (startNode, endNode, ... read
 /// elements through it) — may be null when a function needs no graph.
 struct FunctionContext {
-  GraphOperations* graph = nullptr;
+  GraphReader* reader = nullptr;
 };
 
 /// A scalar function over arguments whose count the caller has checked against FunctionInfo.

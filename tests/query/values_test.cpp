@@ -15,6 +15,7 @@
 #include "propgraph/memory/memory_graph.hpp"
 #include "propgraph/query.hpp"
 #include "query/functions.hpp"
+#include "query/graph_reader.hpp"
 #include "query/value_ops.hpp"
 
 namespace propgraph {
@@ -98,7 +99,9 @@ std::string error_code(const std::function<void()>& f) {
 QueryValue call(std::string_view name, std::vector<QueryValue> args, propgraph::GraphOperations* graph = nullptr) {
   const q::FunctionInfo* info = q::find_function(name);
   if (info == nullptr || info->aggregate) throw std::logic_error("no scalar function " + std::string(name));
-  q::FunctionContext context{graph};
+  std::optional<q::OperationsReader> reader;
+  if (graph != nullptr) reader.emplace(*graph);
+  q::FunctionContext context{reader ? &*reader : nullptr};
   return info->call(args, context);
 }
 
