@@ -387,15 +387,24 @@ std::string property_key_fault(std::string_view key) {
   return text_fault(key, true);
 }
 
-std::string value_fault(const Value& value) {
+namespace {
+
+std::string value_fault(const Value& value, int depth) {
   if (const auto* text = value.get_if<std::string>()) return string_fault(*text);
   if (const auto* list = value.get_if<ValueList>()) {
+    if (depth == max_value_depth) return fmt::format("lists nested deeper than {}", max_value_depth);
     for (std::size_t i = 0; i < list->size(); ++i) {
-      if (auto fault = value_fault((*list)[i]); !fault.empty()) return fmt::format("element {}: {}", i + 1, fault);
+      if (auto fault = value_fault((*list)[i], depth + 1); !fault.empty()) {
+        return fmt::format("element {}: {}", i + 1, fault);
+      }
     }
   }
   return {};
 }
+
+}  // namespace
+
+std::string value_fault(const Value& value) { return value_fault(value, 0); }
 
 void validate_properties(const Properties& properties) {
   for (const auto& [key, value] : properties) {

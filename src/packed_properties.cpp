@@ -375,6 +375,7 @@ class Validator {
         }
         case ValueType::list:
           if (!varint(n)) return false;
+          if (pending.size() == static_cast<std::size_t>(max_value_depth)) return false;  // deeper than writes allow
           pending.push_back(n);
           break;
         default: return false;

@@ -29,6 +29,12 @@ template <class Rep, class Period>
 ///     propgraph::DeadlineScope scope(20ms);
 ///     auto ranks = graph.page_rank();   // Timeout after about 20 ms
 ///
+/// Writes: the deadline bounds a write's start and its wait for other writers. A write, bulk
+/// write or commit that starts after the deadline, or cannot begin before it, throws Timeout
+/// and changes nothing. A write that has been applied is never undone for lack of time: a
+/// durable MemoryGraph's wait for the log sync that makes it durable is exempt (a Timeout then
+/// would report a write that happened as failed), so such a call may return after its deadline.
+///
 /// Scopes nest: the earliest deadline in force wins, so an inner scope can shorten the budget
 /// but never extend it. A scope belongs to the fiber (or thread) that created it, wherever the
 /// fiber runs; it is meant to be a local variable (destroyed on that fiber, innermost first).

@@ -84,10 +84,15 @@ void to_json(nlohmann::json& j, const Parameters& parameters);
 void from_json(const nlohmann::json& j, Parameters& parameters);
 
 /// Lists nested deeper than this are rejected when read (the reader recurses).
-inline constexpr int max_json_list_depth = 64;
+inline constexpr int max_json_list_depth = max_value_depth;
+
+/// Arrays and objects nested deeper than this are refused by parse_json.
+inline constexpr int max_json_nesting = 256;
 
 /// Parses JSON text. Throws InvalidArgument naming the line and column of malformed text
-/// (invalid UTF-8 included).
+/// (invalid UTF-8 included; the message shows such bytes as \xNN, so it is valid UTF-8), of
+/// an integer literal beyond the 64-bit range (never read as a double) and of a number beyond
+/// double's range (1e400); and for nesting deeper than max_json_nesting. Complexity: linear.
 [[nodiscard]] nlohmann::json parse_json(std::string_view text);
 
 }  // namespace propgraph

@@ -80,6 +80,12 @@ class Value;
 /// A list property value. Elements may have mixed types.
 using ValueList = std::vector<Value>;
 
+/// How deep lists may nest in a property value: [1] is depth 1, [[1]] depth 2. A write with a
+/// deeper value throws InvalidArgument (validate_properties); every reader (imports, JSON,
+/// durable files, PostgreSQL rows) refuses one with its own error, so no value the library
+/// holds makes a reader recurse further than this.
+inline constexpr int max_value_depth = 64;
+
 /// Runtime type tag of a Value.
 enum class ValueType : std::uint8_t { null, boolean, integer, real, string, list };
 
@@ -338,7 +344,8 @@ void validate_label(std::string_view label, std::string_view what = "label");
 /// naming the byte offset ("invalid UTF-8 at byte 3"), or an empty string. O(size).
 [[nodiscard]] std::string string_fault(std::string_view text);
 [[nodiscard]] std::string property_key_fault(std::string_view key);
-/// string_fault of every string `value` holds, lists included.
+/// string_fault of every string `value` holds, lists included; and lists nested deeper than
+/// max_value_depth.
 [[nodiscard]] std::string value_fault(const Value& value);
 /// Throws InvalidArgument, naming the key, for a property that breaks the text rule above.
 /// Null values store nothing (they remove a key, or are dropped), so their keys are not checked.

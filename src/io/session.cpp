@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -361,6 +363,38 @@ void ImportSession::write(GraphOperations& graph) {
   vertices_created_ = order.size();
 }
 
+std::string ImportSession::name_created_vertices(std::string_view message, const std::vector<ElementId>& created,
+                                                 const std::vector<std::uint32_t>& order,
+                                                 const std::vector<std::pair<ElementId, std::uint32_t>>& retried) {
+  // The graph names elements by the ids it gave them; those of this import vanish with its
+  // rollback, so a vertex it created is named by its record instead (input id, file, line).
+  std::unordered_map<std::string_view, std::uint32_t> record_of;
+  for (std::uint32_t i : order) {
+    if (i < created.size() && !created[i].str().empty()) record_of.emplace(created[i].str(), i);
+  }
+  for (const auto& [id, i] : retried) record_of.emplace(id.str(), i);
+  std::string out;
+  std::size_t start = 0;
+  auto is_id_char = [](char c) { return c != ' ' && c != ',' && c != ';' && c != '(' && c != ')' && c != '"'; };
+  while (start < message.size()) {
+    std::size_t end = start;
+    while (end < message.size() && is_id_char(message[end])) ++end;
+    if (end == start) {
+      out += message[start++];
+      continue;
+    }
+    const std::string_view token = message.substr(start, end - start);
+    if (auto it = record_of.find(token); it != record_of.end()) {
+      const StagedVertex& v = vertices_[it->second];
+      out += fmt::format("{} (the record at {}, created by this import)", quoted(v.id), where(v.at()));
+    } else {
+      out += token;
+    }
+    start = end;
+  }
+  return out;
+}
+
 void ImportSession::report_write_failure(GraphOperations& graph, Transaction* own, const std::exception& failure,
                                          bool in_edges, const std::vector<ElementId>& created,
                                          const std::vector<std::uint32_t>& order,
@@ -384,6 +418,7 @@ void ImportSession::report_write_failure(GraphOperations& graph, Transaction* ow
            dynamic_cast<const NotFound*>(&e) != nullptr || dynamic_cast<const QueryError*>(&e) != nullptr;
   };
   bool located = false;
+  std::vector<std::pair<ElementId, std::uint32_t>> retried;  // vertices written one by one below
   if (own != nullptr && own->is_open() && !batch_index.empty() && about_records(failure)) {
     // A batch fails as a whole; inside the transaction its records can be written one by one to
     // find the one the graph rejects (its error then reads as for a single write).
@@ -394,12 +429,13 @@ void ImportSession::report_write_failure(GraphOperations& graph, Transaction* ow
             const auto& e = edges_[i];
             (void)own->create_edge(created[e.from_vertex], created[e.to_vertex], labels_[e.label], e.properties);
           } else {
-            (void)own->create_vertex(labels_[vertices_[i].label], vertices_[i].properties);
+            retried.emplace_back(own->create_vertex(labels_[vertices_[i].label], vertices_[i].properties).id, i);
           }
         } catch (const Error& single) {
           if (!about_records(single)) throw;
           point_at(i);
-          message = fmt::format("the graph rejected this {}: {}", in_edges ? "edge" : "vertex", single.what());
+          message = fmt::format("the graph rejected this {}: {}", in_edges ? "edge" : "vertex",
+                                name_created_vertices(single.what(), created, order, retried));
           located = true;
           break;
         }
@@ -410,9 +446,10 @@ void ImportSession::report_write_failure(GraphOperations& graph, Transaction* ow
   }
   if (!located) {
     if (!batch_index.empty()) point_at(batch_index.front());
-    message = batch_index.empty() ? fmt::format("the graph failed the import: {}", failure.what())
+    const std::string what = name_created_vertices(failure.what(), created, order, retried);
+    message = batch_index.empty() ? fmt::format("the graph failed the import: {}", what)
                                   : fmt::format("the graph rejected the batch of {} records starting here: {}",
-                                                batch_index.size(), failure.what());
+                                                batch_index.size(), what);
   }
   if (own != nullptr) {
     try {

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "io/id_index.hpp"
@@ -161,6 +162,11 @@ class ImportSession {
   void index_vertices();
   void resolve_endpoints();
   void write(GraphOperations& graph);
+  /// `message` with each id this import gave a vertex (created[i] of a record i in `order`, or
+  /// an (id, i) of `retried`) replaced by that record's input id and place (file:line:column).
+  [[nodiscard]] std::string name_created_vertices(std::string_view message, const std::vector<ElementId>& created,
+                                                  const std::vector<std::uint32_t>& order,
+                                                  const std::vector<std::pair<ElementId, std::uint32_t>>& retried);
   /// Records a failed write (locating the rejected record when `own` is the import's open
   /// transaction), rolls back or undoes what was written, and fails the import.
   [[noreturn]] void report_write_failure(GraphOperations& graph, Transaction* own, const std::exception& failure,

@@ -139,7 +139,7 @@ bool JsonReader::parse(std::string_view text, Value& out, std::string& why) {
   return convert(element, out, why);
 }
 
-bool JsonReader::convert(simdjson::dom::element element, Value& out, std::string& why) {
+bool JsonReader::convert(simdjson::dom::element element, Value& out, std::string& why, int depth) {
   using simdjson::dom::element_type;
   switch (element.type()) {
     case element_type::NULL_VALUE: out = Value(); return true;
@@ -151,12 +151,16 @@ bool JsonReader::convert(simdjson::dom::element element, Value& out, std::string
     case element_type::DOUBLE: out = Value(element.get_double().value_unsafe()); return true;
     case element_type::STRING: out = Value(element.get_string().value_unsafe()); return true;
     case element_type::ARRAY: {
+      if (depth == max_value_depth) {
+        why = fmt::format("lists nested deeper than {}", max_value_depth);
+        return false;
+      }
       ValueList list;
       const simdjson::dom::array array = element.get_array().value_unsafe();
       list.reserve(array.size());
       for (simdjson::dom::element item : array) {
         Value v;
-        if (!convert(item, v, why)) return false;
+        if (!convert(item, v, why, depth + 1)) return false;
         list.push_back(std::move(v));
       }
       out = Value(std::move(list));

@@ -58,8 +58,8 @@ class JsonReader {
  public:
   /// Parses text as one JSON value (copied first, so it needs no padding).
   bool parse(std::string_view text, Value& out, std::string& why);
-  /// Converts an element; objects are rejected. `depth` guards recursion.
-  static bool convert(simdjson::dom::element element, Value& out, std::string& why);
+  /// Converts an element; objects, and lists nested deeper than max_value_depth, are rejected.
+  static bool convert(simdjson::dom::element element, Value& out, std::string& why, int depth = 0);
   [[nodiscard]] simdjson::dom::parser& parser() noexcept { return parser_; }
 
  private:

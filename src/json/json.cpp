@@ -1,5 +1,6 @@
 #include "propgraph/json.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "io/source.hpp"
 #include "json_text.hpp"
 #include "propgraph/errors.hpp"
 
@@ -413,15 +415,107 @@ void from_json(const json& j, IndexInfo& index) {
   guarded("IndexInfo", [&] { read(j, index); });
 }
 
+namespace {
+
+/// `text` with each byte that breaks UTF-8 written as \xNN: error messages quote the input,
+/// and a message must itself be valid UTF-8 (it may end up in a JSON response).
+std::string printable(std::string_view text) {
+  std::string out;
+  while (!text.empty()) {
+    const auto bad = io::detail::find_invalid_utf8(text);
+    const std::size_t good = bad ? *bad : text.size();
+    out.append(text.substr(0, good));
+    if (!bad) break;
+    out += fmt::format("\\x{:02X}", static_cast<unsigned char>(text[good]));
+    text.remove_prefix(good + 1);
+  }
+  return out;
+}
+
+/// "line L, column C" of byte `offset` of `text` (1-based; columns count bytes).
+std::string place(std::string_view text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  const std::string_view before = text.substr(0, offset);
+  const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+  const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+  return fmt::format("line {}, column {}", line, offset - line_start + 1);
+}
+
+/// "line L, column C" of the first number literal spelled `literal` in `text` (the SAX
+/// interface reports a number's spelling, not its place).
+std::string place_of_number(std::string_view text, std::string_view literal) {
+  for (std::size_t at = text.find(literal); at != std::string_view::npos; at = text.find(literal, at + 1)) {
+    const bool starts = at == 0 || std::string_view("[{:, \t\r\n").find(text[at - 1]) != std::string_view::npos;
+    if (starts) return place(text, at);
+  }
+  return "an unknown place";
+}
+
+/// nlohmann's DOM builder with what its parser does not check: an integer literal beyond the
+/// 64-bit range (nlohmann would read it as a double), and nesting deeper than
+/// max_json_nesting (building, copying and dumping the tree recurse).
+class CheckedDomParser : public nlohmann::detail::json_sax_dom_parser<json> {
+  using Base = nlohmann::detail::json_sax_dom_parser<json>;
+
+ public:
+  CheckedDomParser(json& result, std::string_view text) : Base(result, true), text_(text) {}
+
+  bool number_float(json::number_float_t value, const std::string& literal) {
+    if (literal.find_first_of(".eE") == std::string::npos) {
+      throw InvalidArgument(
+          fmt::format("invalid JSON: {} at {}", detail::json_int_overflow(literal), place_of_number(text_, literal)));
+    }
+    return Base::number_float(value, literal);
+  }
+  bool start_object(std::size_t elements) {
+    enter();
+    return Base::start_object(elements);
+  }
+  bool end_object() {
+    --depth_;
+    return Base::end_object();
+  }
+  bool start_array(std::size_t elements) {
+    enter();
+    return Base::start_array(elements);
+  }
+  bool end_array() {
+    --depth_;
+    return Base::end_array();
+  }
+
+ private:
+  void enter() {
+    if (++depth_ > max_json_nesting) {
+      throw InvalidArgument(fmt::format("invalid JSON: arrays and objects nested deeper than {}", max_json_nesting));
+    }
+  }
+
+  std::string_view text_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
 json parse_json(std::string_view text) {
+  json result;
+  CheckedDomParser builder(result, text);
   try {
-    return json::parse(text.begin(), text.end());
+    json::sax_parse(text.begin(), text.end(), &builder);
   } catch (const json::parse_error& e) {
     // e.what() is "[json.exception.parse_error.N] parse error at line L, column C: ...".
     std::string_view what = e.what();
     if (auto at = what.find("] "); at != std::string_view::npos) what.remove_prefix(at + 2);
-    throw InvalidArgument(fmt::format("invalid JSON: {}", what));
+    throw InvalidArgument(fmt::format("invalid JSON: {}", printable(what)));
+  } catch (const json::out_of_range& e) {
+    // A number beyond double's range: "[json.exception.out_of_range.406] number overflow parsing '1e400'".
+    std::string_view what = e.what();
+    if (auto at = what.find("] "); at != std::string_view::npos) what.remove_prefix(at + 2);
+    std::string literal(what.substr(std::min(what.find('\'') + 1, what.size())));
+    if (!literal.empty() && literal.back() == '\'') literal.pop_back();
+    throw InvalidArgument(fmt::format("invalid JSON: {} at {}", printable(what), place_of_number(text, literal)));
   }
+  return result;
 }
 
 }  // namespace propgraph

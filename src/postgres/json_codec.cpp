@@ -167,6 +167,8 @@ class Reader {
       out = Value(string());
     } else if (c == '[') {
       ++pos_;
+      // Stored values were validated (max_value_depth); deeper text is not ours to recurse into.
+      if (++list_depth_ > max_value_depth) fail(fmt::format("lists nested deeper than {}", max_value_depth));
       ValueList items;
       if (!consume(']')) {
         do {
@@ -176,6 +178,7 @@ class Reader {
         } while (consume(','));
         expect(']');
       }
+      --list_depth_;
       out = Value(std::move(items));
     } else if (c == '{') {
       out = object();
@@ -334,6 +337,7 @@ class Reader {
 
   std::string_view text_;
   std::size_t pos_ = 0;
+  int list_depth_ = 0;  // lists open at pos_
 };
 
 }  // namespace

@@ -80,6 +80,37 @@ TEST_P(GraphConformance, WeightedShortestPathOrdersHugeWeights) {
   EXPECT_EQ(render(*one), "S -ROAD-> B");
 }
 
+/// `depth` lists, one inside the other, around the integer 7: [[...[7]...]].
+inline Value nested_list(int depth) {
+  Value v(std::int64_t{7});
+  for (int i = 0; i < depth; ++i) {
+    ValueList list;
+    list.push_back(std::move(v));  // not ValueList{...}: an initializer list would copy
+    v = Value(std::move(list));
+  }
+  return v;
+}
+
+TEST_P(GraphConformance, ListValuesNestAtMostMaxValueDepth) {
+  auto& g = this->graph();
+  const Vertex deepest = g.create_vertex("Deep", {{"v", nested_list(max_value_depth)}});
+  const auto read = g.find_vertex(deepest.id);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->properties["v"], nested_list(max_value_depth));
+  // One level deeper: refused by every write path, and nothing is written.
+  const Properties too_deep{{"v", nested_list(max_value_depth + 1)}};
+  EXPECT_THROW((void)g.create_vertex("Deep", too_deep), InvalidArgument);
+  EXPECT_THROW((void)g.update_vertex("Deep", deepest.id, too_deep), InvalidArgument);
+  EXPECT_THROW((void)g.create_edge(deepest.id, deepest.id, "SELF", too_deep), InvalidArgument);
+  EXPECT_THROW((void)g.create_vertices(std::vector<NewVertex>{{"Deep", too_deep}}), InvalidArgument);
+  // Far deeper: refused too (copying such a value recurses, in the caller's code as in any
+  // decorator that keeps a copy, so the depth stays one a thread's stack holds).
+  const Properties far_too_deep{{"v", nested_list(1'000)}};
+  EXPECT_THROW((void)g.create_vertex("Deep", far_too_deep), InvalidArgument);
+  EXPECT_EQ(g.count_vertices("Deep"), 1);
+  EXPECT_EQ(g.find_vertex(deepest.id)->properties["v"], nested_list(max_value_depth));
+}
+
 // NOLINTEND(readability-function-cognitive-complexity)
 
 }  // namespace propgraph::conformance

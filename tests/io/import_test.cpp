@@ -246,6 +246,12 @@ TEST(Import, UniqueViolationPointsAtTheRecordAndWritesNothing) {
     EXPECT_EQ(p.line, 4u) << p.message;
     EXPECT_NE(p.message.find("the graph rejected this vertex: unique index on Person.name"), std::string::npos)
         << p.message;
+    // The holder is named by its record, not by the id the rolled-back import had given it.
+    EXPECT_NE(p.message.find("held by vertex \"a\" (the record at " + (dir / "v.csv").string() +
+                             ":2:1, created by this import)"),
+              std::string::npos)
+        << p.message;
+    EXPECT_EQ(p.message.find(":v"), std::string::npos) << p.message;
     EXPECT_NE(p.message.find("nothing was written"), std::string::npos) << p.message;
   }
   EXPECT_EQ(snapshot(g), before);

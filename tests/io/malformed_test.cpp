@@ -83,6 +83,8 @@ std::vector<Malformed> cases() {
        "a NUL character at byte 2", 2, 10, "name"},
       {"nul_in_json_value", "csv", ":ID,j:json\na,\"[\"\"\\u0000\"\"]\"\n", kEdgeHeader,
        "element 1: a NUL character at byte 0", 2, 3, "j"},
+      {"json_list_nested_too_deep", "csv", ":ID,j:json\na," + std::string(65, '[') + std::string(65, ']') + "\n",
+       kEdgeHeader, "lists nested deeper than 64", 2, 3, "j"},
       {"nul_in_id", "csv", kVertexHeader + std::string("a\0,Person,Alice,30\n", 19), kEdgeHeader,
        "id: a NUL character at byte 1", 2, 1, "id"},
       // -- NDJSON ----------------------------------------------------------------------------
@@ -96,6 +98,10 @@ std::vector<Malformed> cases() {
       {"integer_out_of_range", "ndjson",
        "{\"type\":\"vertex\",\"id\":\"a\",\"properties\":{\"big\":18446744073709551615}}\n", "",
        "beyond the int64 range", 1, 41, "big"},
+      {"list_nested_too_deep", "ndjson",
+       "{\"type\":\"vertex\",\"id\":\"a\",\"properties\":{\"p\":" + std::string(65, '[') + std::string(65, ']') +
+           "}}\n",
+       "", "lists nested deeper than 64", 1, 41, "p"},
       {"unknown_type_tag", "ndjson", "{\"type\":\"node\",\"id\":\"a\"}\n", "", "expected \"vertex\" or \"edge\"", 1, 2,
        "type"},
       {"missing_id", "ndjson", "{\"type\":\"vertex\",\"id\":\"a\"}\n{\"type\":\"vertex\",\"label\":\"P\"}\n", "",

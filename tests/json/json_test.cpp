@@ -237,6 +237,49 @@ TEST(JsonErrors, MalformedTextNamesLineAndColumn) {
   EXPECT_THROW(static_cast<void>(propgraph::parse_json("[1, 2")), InvalidArgument);
 }
 
+TEST(JsonErrors, NumbersJsonCannotHoldAreRefusedWithTheirPlace) {
+  auto error = [](std::string_view text) {
+    try {
+      static_cast<void>(propgraph::parse_json(text));
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "no InvalidArgument parsing " << text;
+    return std::string();
+  };
+  // Beyond uint64: nlohmann alone would read a double, 1.2345678901234568e+29.
+  std::string what = error("{\"a\": 1,\n \"b\": 123456789012345678901234567890}");
+  EXPECT_NE(what.find("integer 123456789012345678901234567890"), std::string::npos) << what;
+  EXPECT_NE(what.find("line 2, column 7"), std::string::npos) << what;
+  // Beyond double's range: nlohmann throws its own out_of_range.
+  what = error("[1, 1e400]");
+  EXPECT_NE(what.find("1e400"), std::string::npos) << what;
+  EXPECT_NE(what.find("line 1, column 5"), std::string::npos) << what;
+  EXPECT_EQ(what.find("json.exception"), std::string::npos) << what;
+  // What still fits is read as it was.
+  EXPECT_EQ(propgraph::parse_json("18446744073709551615").get<std::uint64_t>(), 18446744073709551615u);
+  EXPECT_EQ(propgraph::parse_json("-9223372036854775808").get<std::int64_t>(), INT64_MIN);
+  EXPECT_EQ(propgraph::parse_json("1e300").get<double>(), 1e300);
+}
+
+TEST(JsonErrors, NestingIsBoundedAndMessagesAreValidUtf8) {
+  const int max = propgraph::max_json_nesting;
+  const std::string deepest = std::string(max, '[') + std::string(max, ']');
+  EXPECT_NO_THROW(static_cast<void>(propgraph::parse_json(deepest)));
+  const std::string deeper = std::string(max + 1, '[') + std::string(max + 1, ']');
+  EXPECT_THROW(static_cast<void>(propgraph::parse_json(deeper)), InvalidArgument);
+  // A million levels: refused, not a stack overflow.
+  EXPECT_THROW(static_cast<void>(propgraph::parse_json(std::string(1'000'000, '['))), InvalidArgument);
+  // The message about an invalid byte quotes it as \xNN: the message itself is valid JSON text.
+  try {
+    static_cast<void>(propgraph::parse_json("{\"name\": \"\xff\"}"));
+    FAIL() << "no error";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NO_THROW(static_cast<void>(json(e.what()).dump())) << "the message is not valid UTF-8";
+    EXPECT_NE(std::string(e.what()).find("\\xFF"), std::string::npos) << e.what();
+  }
+}
+
 TEST(JsonErrors, MissingAndMistypedFieldsAreNamed) {
   auto has = [](const std::string& what, std::string_view part) { return what.find(part) != std::string::npos; };
   std::string what = read_error<propgraph::Vertex>(R"({"label":"Person"})");

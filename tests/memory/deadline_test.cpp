@@ -4,11 +4,15 @@
 // 100 ms on the project's machines (measured once), against a 10 ms budget.
 #include "propgraph/deadline.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -93,6 +97,38 @@ TEST_F(MemoryGraphDeadline, CycleAndPathEnumerationsOverBudgetThrowTimeout) {
     EXPECT_THROW((void)graph_->all_paths(ids_[hub_], ids_[other_hub_], {.max_depth = 6, .max_paths = 20'000}), Timeout);
   }
   EXPECT_TRUE(observe() == before) << "the graph changed";
+}
+
+// A durable write's deadline bounds its start (and its wait for the writer gate), not its log
+// sync: a write or commit that starts after the deadline throws Timeout and leaves nothing on
+// disk; one that started in time is applied and kept (its sync wait is exempt, see
+// DeadlineScope).
+TEST(DurableWriteDeadline, WritesStartedAfterTheDeadlineLeaveNothingOnDisk) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("propgraph-write-deadline-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const MemoryOptions options{.data_dir = dir, .sync = SyncPolicy::every_commit, .checkpoint_log_bytes = 0};
+  {
+    MemoryGraph g(options);
+    auto tx = g.begin();
+    (void)tx->create_vertex("Late", {{"via", "transaction"}});
+    {
+      const DeadlineScope passed(DeadlineClock::now() - std::chrono::milliseconds(1));
+      EXPECT_THROW((void)g.create_vertex("Late", {{"via", "create_vertex"}}), Timeout);
+      EXPECT_THROW((void)g.create_vertices(std::vector<NewVertex>{{"Late", {}}}), Timeout);
+      EXPECT_THROW(transact(g, [](Transaction& t) { (void)t.create_vertex("Late", {{"via", "transact"}}); }), Timeout);
+      EXPECT_THROW(tx->commit(), Timeout);
+    }
+    {
+      const DeadlineScope ample(std::chrono::hours(1));
+      (void)g.create_vertex("InTime", {});
+    }
+    EXPECT_EQ(g.count_vertices("Late"), 0);
+  }
+  MemoryGraph reopened(options);
+  EXPECT_EQ(reopened.count_vertices("Late"), 0);
+  EXPECT_EQ(reopened.count_vertices("InTime"), 1);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -212,6 +212,24 @@ TEST(PackedProperties, EightByteDoublesOfEarlierFilesReadAsBeforeAndIndexAsNewOn
   EXPECT_FALSE(PackedProperties::well_formed(cut));
 }
 
+TEST(PackedProperties, StoredListsDeeperThanWritesAllowAreMalformed) {
+  // {"v": [[...[]...]]} encoded by hand: count, key, then `depth` lists of one element each
+  // around an empty list. Damaged or foreign bytes must not make a reader recurse that deep.
+  auto encoded = [](int depth) {
+    std::vector<std::byte> bytes{std::byte{1}, std::byte{1}, std::byte{'v'}};
+    for (int i = 0; i < depth; ++i) {
+      bytes.push_back(static_cast<std::byte>(ValueType::list));
+      bytes.push_back(static_cast<std::byte>(i + 1 < depth ? 1 : 0));
+    }
+    return bytes;
+  };
+  const auto deepest = PackedProperties::from_bytes(encoded(max_value_depth));
+  ASSERT_TRUE(deepest.has_value());
+  EXPECT_EQ(deepest->get("v").type(), ValueType::list);
+  EXPECT_FALSE(PackedProperties::well_formed(encoded(max_value_depth + 1)));
+  EXPECT_FALSE(PackedProperties::from_bytes(encoded(100'000)).has_value());
+}
+
 /// Whether the page holding p is in memory.
 bool resident(const void* p) {
   const auto page = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{4095};
