@@ -115,7 +115,12 @@ std::uint64_t WalWriter::append(RecordType type, std::string_view payload) {
       // The lsns under the lock the syncer reads them with: a sync that starts after this
       // write covers it.
       std::lock_guard lock(file_mutex_);
-      file_.write(record_.data(), record_.size());  // throws, leaving nothing behind
+      try {
+        file_.write(record_.data(), record_.size());  // throws, leaving nothing behind...
+      } catch (const StorageError& e) {
+        if (file_.broken()) fail(e.what());  // ...unless the part written could not be cut off
+        throw;
+      }
       written_lsn_.store(lsn);
       appended_lsn_.store(lsn);
     }
