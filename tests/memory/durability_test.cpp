@@ -3,20 +3,24 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -27,6 +31,7 @@
 
 #include <gtest/gtest.h>
 
+#include "memory/durable/codec.hpp"
 #include "memory/durable/files.hpp"
 #include "propgraph/deadline.hpp"
 #include "propgraph/fmt.hpp"
@@ -164,28 +169,39 @@ fs::path newest_log(const fs::path& dir) {
   return newest;
 }
 
+/// A copy of the data directory `dir` (without its lock file).
+std::unique_ptr<TempDir> copy_of(const fs::path& dir) {
+  auto copy = std::make_unique<TempDir>();
+  fs::copy(dir, copy->path());
+  fs::remove(copy->path() / "LOCK");
+  return copy;
+}
+
 TEST(Durability, ATornLastRecordIsDroppedAtEveryByteOffset) {
   TempDir dir;
   std::string before_last;
   std::uintmax_t size_before_last = 0;
+  std::unique_ptr<TempDir> crashed;
   {
     MemoryGraph g(durable(dir.path()));
     g.create_vertex("Person", {{"name", "kept"}});
     before_last = describe(g);
     size_before_last = fs::file_size(newest_log(dir.path()));
     g.create_vertex("Person", {{"name", "torn"}, {"note", std::string(40, 'x')}});
+    // The files as a crash right now leaves them: a record whose append a crash cut short is
+    // one the log never said was synced (closing says so for everything; see the tests of a
+    // synced tail that is damaged below).
+    crashed = copy_of(dir.path());
   }
-  const fs::path log = newest_log(dir.path());
+  const fs::path log = newest_log(crashed->path());
   std::ifstream in(log, std::ios::binary);
   const std::string full((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ASSERT_GT(full.size(), size_before_last);
   for (std::size_t cut = size_before_last; cut < full.size(); ++cut) {
-    TempDir copy;
-    fs::copy(dir.path(), copy.path());
-    fs::remove(copy.path() / "LOCK");
-    std::ofstream(copy.path() / log.filename(), std::ios::binary | std::ios::trunc)
+    auto copy = copy_of(crashed->path());
+    std::ofstream(copy->path() / log.filename(), std::ios::binary | std::ios::trunc)
         .write(full.data(), static_cast<std::streamsize>(cut));
-    MemoryGraph g(durable(copy.path()));
+    MemoryGraph g(durable(copy->path()));
     ASSERT_EQ(describe(g), before_last) << "cut at " << cut;
   }
 }
@@ -341,15 +357,23 @@ TEST(Durability, DamageInAnEdgeBlockRefusesToOpenNamingFileAndOffset) {
   }
 }
 
-/// Fails the chosen file operation with `err` while it lives.
+/// Fails the chosen file operation with `err` while it lives (on the files `which` picks, or on
+/// all).
 class FailingDisk {
  public:
-  FailingDisk(detail::durable::FileOp op, int err) {
-    detail::durable::set_fault_injector(
-        [op, err](detail::durable::FileOp o, const fs::path&) { return o == op ? err : 0; });
+  FailingDisk(detail::durable::FileOp op, int err, std::function<bool(const fs::path&)> which = {}) {
+    detail::durable::set_fault_injector([op, err, which](detail::durable::FileOp o, const fs::path& path) {
+      return o == op && (!which || which(path)) ? err : 0;
+    });
   }
   ~FailingDisk() { detail::durable::set_fault_injector({}); }
+  FailingDisk(const FailingDisk&) = delete;
+  FailingDisk& operator=(const FailingDisk&) = delete;
 };
+
+/// Whether `path` is a log segment (or a temporary one) / a snapshot (or a temporary one).
+bool is_log(const fs::path& path) { return path.filename().string().starts_with("wal-"); }
+bool is_snapshot(const fs::path& path) { return path.filename().string().starts_with("snapshot-"); }
 
 TEST(Durability, AFullDiskFailsTheWriteAndChangesNothing) {
   TempDir dir;
@@ -534,6 +558,540 @@ TEST(Durability, IntervalAndNoneShowWritesBeforeTheyAreSynced) {
     g.create_vertex("Person", {{"name", "b"}});  // returns at once: the policy does not wait
     EXPECT_EQ(g.count_vertices(), 2);
   }
+}
+
+// -- a failing disk: partial writes, failed syncs, failed checkpoints, lost log files -----------
+
+using detail::durable::FileOp;
+
+TEST(DurabilityFaults, ACheckpointFailingOnAFullDiskLeavesNothingAReopenTakesForDamage) {
+  TempDir dir;
+  std::string expected;
+  {
+    MemoryGraph g(durable(dir.path()));
+    g.create_vertex("Person", {{"name", "a"}});
+    {
+      // Its new log segment cannot be written: the checkpoint fails before its snapshot.
+      FailingDisk full(FileOp::write, ENOSPC, is_log);
+      EXPECT_THROW(g.checkpoint(), StorageError);
+    }
+    g.create_vertex("Person", {{"name", "b"}});
+    {
+      // The next one starts its segment, then its snapshot does not fit.
+      FailingDisk full(FileOp::write, ENOSPC, is_snapshot);
+      EXPECT_THROW(g.checkpoint(), StorageError);
+    }
+    g.create_vertex("Person", {{"name", "c"}});
+    expected = describe(g);
+  }
+  // No log segment without its header, no temporary file.
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    if (is_log(entry.path())) {
+      EXPECT_GE(fs::file_size(entry.path()), 32u) << entry.path();
+    }
+    EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
+  }
+  for (auto mode : {RecoveryMode::strict, RecoveryMode::truncate_at_damage}) {
+    auto copy = copy_of(dir.path());
+    MemoryOptions options = durable(copy->path());
+    options.recovery = mode;
+    MemoryGraph g(options);
+    EXPECT_EQ(describe(g), expected);
+  }
+}
+
+/// The log segments of `dir`, oldest first.
+std::vector<fs::path> log_segments(const fs::path& dir) {
+  std::vector<fs::path> out;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (is_log(entry.path()) && entry.path().extension() == ".log") out.push_back(entry.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// Rewrites a log segment of this build in format version 2, as builds before marks wrote it:
+/// the 32-byte header without the marks, then the records.
+void to_version_2(const fs::path& segment) {
+  std::ifstream in(segment, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  ASSERT_GE(bytes.size(), 80u);
+  ASSERT_EQ(bytes.substr(0, 8), "PGWAL001");
+  std::string header = bytes.substr(0, 24);
+  const std::uint32_t version = 2;
+  std::memcpy(header.data() + 8, &version, sizeof version);
+  const std::uint64_t sum = detail::durable::checksum(header.data(), header.size());
+  header.append(reinterpret_cast<const char*>(&sum), sizeof sum);
+  std::ofstream(segment, std::ios::binary | std::ios::trunc) << header << bytes.substr(80);
+}
+
+TEST(DurabilityFaults, LogSegmentsOfTheFormatBeforeAndTheEmptySegmentsAFailedCheckpointLeftThereStillOpen) {
+  TempDir dir;
+  std::string expected;
+  std::string before_torn;
+  {
+    MemoryGraph g(durable(dir.path()));
+    g.create_vertex("Person", {{"name", "a"}});
+    g.create_vertex("Person", {{"name", "b"}});
+  }
+  {
+    MemoryGraph g(durable(dir.path()));  // starts a second segment
+    g.create_vertex("Person", {{"name", "c"}});
+    before_torn = describe(g);
+    g.create_vertex("Person", {{"name", "torn"}});
+    expected = describe(g);
+  }
+  const auto segments = log_segments(dir.path());
+  ASSERT_EQ(segments.size(), 2u);
+  for (const auto& segment : segments) to_version_2(segment);
+  auto opens_as = [&](const fs::path& d, const std::string& want, const char* what) {
+    for (auto mode : {RecoveryMode::strict, RecoveryMode::truncate_at_damage}) {
+      auto copy = copy_of(d);
+      MemoryOptions options = durable(copy->path());
+      options.recovery = mode;
+      try {
+        MemoryGraph g(options);
+        EXPECT_EQ(describe(g), want) << what;
+      } catch (const StorageError& e) {
+        ADD_FAILURE() << what << ": " << e.what();
+      }
+    }
+  };
+  opens_as(dir.path(), expected, "version 2");
+  // Its tail may be torn anywhere: nothing there says what was synced.
+  {
+    auto torn = copy_of(dir.path());
+    fs::resize_file(torn->path() / segments[1].filename(), fs::file_size(segments[1]) - 5);
+    opens_as(torn->path(), before_torn, "version 2, torn");
+  }
+  // Between the segments, an empty one: a checkpoint of such a build failed writing its header
+  // and the records went on in the first segment.
+  const auto lsn_of = [](const fs::path& p) { return std::stoull(p.stem().string().substr(4)); };
+  const auto first = lsn_of(segments[0]);
+  const auto second = lsn_of(segments[1]);
+  ASSERT_GE(second - first, 2u);
+  std::ofstream(dir.path() / fmt::format("wal-{:020}.log", first + 1), std::ios::binary);
+  opens_as(dir.path(), expected, "an empty segment between");
+}
+
+/// Opening `dir` strictly fails with a StorageError naming the file `file_name` at `offset`;
+/// with truncate_at_damage it opens with `what_is_left`.
+void expect_damage(const fs::path& dir, const std::string& file_name, std::uintmax_t offset,
+                   const std::string& what_is_left, const std::string& what) {
+  {
+    auto copy = copy_of(dir);
+    try {
+      MemoryGraph g(durable(copy->path()));
+      ADD_FAILURE() << what << ": opened";
+    } catch (const StorageError& e) {
+      EXPECT_EQ(fs::path(e.file()).filename().string(), file_name) << what << ": " << e.what();
+      EXPECT_EQ(e.offset(), std::optional<std::uint64_t>(offset)) << what << ": " << e.what();
+    }
+  }
+  auto copy = copy_of(dir);
+  MemoryOptions options = durable(copy->path());
+  options.recovery = RecoveryMode::truncate_at_damage;
+  MemoryGraph g(options);
+  EXPECT_EQ(describe(g), what_is_left) << what;
+}
+
+TEST(DurabilityFaults, ASyncedLogTailThatIsZeroedOrCutIsDamageNotATornRecord) {
+  TempDir dir;
+  std::uintmax_t b_end = 0;
+  std::string before_c;
+  {
+    MemoryGraph g(durable(dir.path()));
+    g.create_vertex("Person", {{"name", "a"}});
+    g.create_vertex("Person", {{"name", "b"}});
+    before_c = describe(g);
+    b_end = fs::file_size(newest_log(dir.path()));
+    g.create_vertex("Person", {{"name", "c"}, {"note", std::string(40, 'x')}});
+  }  // closed: every record synced, and the log says so
+  const fs::path log = newest_log(dir.path());
+  const auto size = fs::file_size(log);
+  const auto zero = [](const fs::path& file, std::uintmax_t from, std::uintmax_t to) {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(from));
+    const std::string zeros(to - from, '\0');
+    f.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
+  };
+  struct Case {
+    const char* what;
+    std::function<void(const fs::path&)> damage;
+  };
+  const Case cases[] = {
+      {"the last record zeroed", [&](const fs::path& f) { zero(f, b_end, size); }},
+      {"the last 8 bytes zeroed", [&](const fs::path& f) { zero(f, size - 8, size); }},
+      {"cut inside the last record", [&](const fs::path& f) { fs::resize_file(f, b_end + 10); }},
+      {"cut before the last record", [&](const fs::path& f) { fs::resize_file(f, b_end); }},
+  };
+  for (const auto& c : cases) {
+    auto damaged = copy_of(dir.path());
+    c.damage(damaged->path() / log.filename());
+    expect_damage(damaged->path(), log.filename().string(), b_end, before_c, c.what);
+  }
+}
+
+TEST(DurabilityFaults, ADeletedLogSegmentIsDamageNotAShorterLog) {
+  TempDir dir;
+  std::string at_checkpoint;
+  std::string after_b;
+  fs::path snapshot_log;
+  std::unique_ptr<TempDir> after_first;
+  {
+    MemoryGraph g(durable(dir.path()));
+    g.create_vertex("Person", {{"name", "a"}});
+    g.checkpoint();
+    at_checkpoint = describe(g);
+    g.create_vertex("Person", {{"name", "b"}});  // in wal-<the snapshot's lsn>.log
+    after_b = describe(g);
+    snapshot_log = newest_log(dir.path());
+  }
+  after_first = copy_of(dir.path());
+  fs::path newest;
+  {
+    MemoryGraph g(durable(dir.path()));  // starts the next segment
+    g.create_vertex("Person", {{"name", "c"}});
+    newest = newest_log(dir.path());
+  }
+  ASSERT_NE(snapshot_log, newest);
+  // The segment the snapshot's log goes on in, the only one.
+  fs::remove(after_first->path() / snapshot_log.filename());
+  expect_damage(after_first->path(), snapshot_log.filename().string(), 0, at_checkpoint, "the snapshot's segment");
+  // The newest segment.
+  auto without_newest = copy_of(dir.path());
+  fs::remove(without_newest->path() / newest.filename());
+  expect_damage(without_newest->path(), newest.filename().string(), 0, after_b, "the newest segment");
+}
+
+/// Injects `injector`'s faults while it lives.
+class Faults {
+ public:
+  explicit Faults(detail::durable::FaultInjector injector) { detail::durable::set_disk_faults(std::move(injector)); }
+  ~Faults() { detail::durable::set_disk_faults({}); }
+  Faults(const Faults&) = delete;
+  Faults& operator=(const Faults&) = delete;
+};
+
+using detail::durable::Fault;
+using detail::durable::FaultInjector;
+
+/// A disk that takes `budget` more bytes of writes to the files `which` picks, then fails them
+/// with `err` (part-way through the write that crosses the budget: that many bytes reach the file).
+FaultInjector fills_after(std::function<bool(const fs::path&)> which, std::size_t budget, int err = ENOSPC) {
+  return [which, budget, err](FileOp op, const fs::path& path, std::size_t size) mutable {
+    if (op != FileOp::write || !which(path)) return Fault{};
+    if (size <= budget) {
+      budget -= size;
+      return Fault{};
+    }
+    const Fault fault{.error = err, .bytes = budget};
+    budget = 0;
+    return fault;
+  };
+}
+
+/// Writes to the files `which` picks go through at most `chunk` bytes a call.
+FaultInjector short_writes(std::function<bool(const fs::path&)> which, std::size_t chunk) {
+  return [which, chunk](FileOp op, const fs::path& path, std::size_t size) {
+    return op == FileOp::write && which(path) ? Fault{.bytes = std::min(size, chunk)} : Fault{};
+  };
+}
+
+/// `op` on the files `which` picks fails with `err`.
+FaultInjector fails(FileOp op, std::function<bool(const fs::path&)> which, int err) {
+  return [op, which, err](FileOp o, const fs::path& path, std::size_t) {
+    return o == op && which(path) ? Fault{.error = err} : Fault{};
+  };
+}
+
+/// Fails when `dir` holds a temporary file or a log segment shorter than its header.
+void expect_no_leftovers(const fs::path& dir, const std::string& what) {
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    EXPECT_NE(entry.path().extension(), ".tmp") << what << ": " << entry.path();
+    if (is_log(entry.path())) {
+      EXPECT_GE(fs::file_size(entry.path()), 80u) << what << ": " << entry.path();
+    }
+  }
+}
+
+/// Opens `dir` strictly and expects `want`; then once more with truncate_at_damage.
+void expect_reopens_as(const fs::path& dir, const std::string& want, const std::string& what) {
+  for (auto mode : {RecoveryMode::strict, RecoveryMode::truncate_at_damage}) {
+    auto copy = copy_of(dir);
+    MemoryOptions options = durable(copy->path());
+    options.recovery = mode;
+    try {
+      MemoryGraph g(options);
+      EXPECT_EQ(describe(g), want) << what;
+    } catch (const StorageError& e) {
+      ADD_FAILURE() << what << ": " << e.what();
+    }
+  }
+}
+
+TEST(DurabilityFaults, ALogWriteThatFailsPartWayIsCutBackAndTheNextWriteFollowsIt) {
+  const std::string note(60, 'n');  // the record of "b" is about 100 bytes
+  for (const int err : {ENOSPC, EIO}) {
+    for (const std::size_t budget : {0, 1, 16, 17, 90}) {
+      const std::string what = fmt::format("{} after {} bytes", std::strerror(err), budget);
+      TempDir dir;
+      std::string expected;
+      {
+        MemoryGraph g(durable(dir.path()));
+        const auto a = g.create_vertex("Person", {{"name", "a"}});
+        {
+          Faults disk(fills_after(is_log, budget, err));
+          EXPECT_THROW(g.create_vertex("Person", {{"name", "b"}, {"note", note}}), StorageError) << what;
+          EXPECT_THROW(g.update_vertex("Person", a.id, {{"note", note}}), StorageError) << what;
+        }
+        // Space again: the next records go right after "a", no gap.
+        g.create_vertex("Person", {{"name", "c"}, {"note", note}});
+        g.update_vertex("Person", a.id, {{"note", "d"}});
+        expected = describe(g);
+      }
+      expect_reopens_as(dir.path(), expected, what);
+    }
+  }
+  // Writes that go through a few bytes at a time.
+  TempDir dir;
+  std::string expected;
+  {
+    MemoryGraph g(durable(dir.path()));
+    Faults disk(short_writes(is_log, 7));
+    for (int i = 0; i < 5; ++i) g.create_vertex("Person", {{"i", i}, {"note", note}});
+    g.checkpoint();
+    g.create_vertex("Person", {{"name", "after"}});
+    expected = describe(g);
+  }
+  expect_reopens_as(dir.path(), expected, "short writes");
+}
+
+TEST(DurabilityFaults, ALogWriteThatCannotBeCutBackClosesTheLog) {
+  TempDir dir;
+  std::string expected;
+  {
+    MemoryGraph g(durable(dir.path()));
+    g.create_vertex("Person", {{"name", "a"}});
+    expected = describe(g);
+    {
+      auto full = fills_after(is_log, 20);
+      Faults disk([full](FileOp op, const fs::path& path, std::size_t size) mutable {
+        return op == FileOp::truncate ? Fault{.error = EIO} : full(op, path, size);
+      });
+      EXPECT_THROW(g.create_vertex("Person", {{"name", "b"}}), StorageError);
+    }
+    // Part of "b" is still at the end of the log: nothing may follow it.
+    EXPECT_THROW(g.create_vertex("Person", {{"name", "c"}}), StorageError);
+  }
+  expect_reopens_as(dir.path(), expected, "after a write that could not be cut back");
+}
+
+TEST(DurabilityFaults, BufferedLogWritesThatFailPartWayCloseTheLogAndKeepAPrefix) {
+  TempDir dir;
+  std::string expected;
+  {
+    MemoryGraph g(durable(dir.path(), SyncPolicy::interval));
+    g.create_vertex("Person", {{"name", "a"}});
+    g.checkpoint();  // "a" is durable
+    expected = describe(g);
+    Faults disk(fills_after(is_log, 30));
+    g.create_vertex("Person", {{"name", "b"}});  // acknowledged before it is written: the policy
+    // The syncer's write fails within a few intervals; from then on the log is closed.
+    bool closed = false;
+    for (int i = 0; i < 500 && !closed; ++i) {
+      std::this_thread::sleep_for(2ms);
+      try {
+        g.create_vertex("Person", {{"name", "probe"}});
+      } catch (const StorageError&) {
+        closed = true;
+      }
+    }
+    EXPECT_TRUE(closed);
+  }
+  expect_reopens_as(dir.path(), expected, "interval");
+}
+
+TEST(DurabilityFaults, ASnapshotOrSegmentThatCannotBeWrittenOrSyncedFailsTheCheckpointAndLeavesNoTrace) {
+  const auto is_dir = [](const fs::path& p) { return p.extension().empty(); };
+  struct Case {
+    std::string what;
+    FaultInjector injector;
+    bool fails = true;
+  };
+  const Case cases[] = {
+      {"snapshot: full disk at once", fills_after(is_snapshot, 0)},
+      {"snapshot: full disk after 100 bytes", fills_after(is_snapshot, 100)},
+      {"snapshot: full disk after 5000 bytes", fills_after(is_snapshot, 5000)},
+      {"snapshot: EIO after 3000 bytes", fills_after(is_snapshot, 3000, EIO)},
+      {"snapshot: EIO on its sync", fails(FileOp::sync, is_snapshot, EIO)},
+      {"snapshot: rename fails", fails(FileOp::rename, is_snapshot, EIO)},
+      {"snapshot: cannot be created", fails(FileOp::create, is_snapshot, ENOSPC)},
+      {"snapshot: short writes", short_writes(is_snapshot, 1000), false},
+      {"new segment: full disk at once", fills_after(is_log, 0)},
+      {"new segment: full disk after 10 bytes", fills_after(is_log, 10)},
+      {"new segment: full disk after 79 bytes", fills_after(is_log, 79)},
+      {"new segment: EIO on its sync",
+       fails(
+           FileOp::sync, [](const fs::path& p) { return p.extension() == ".tmp"; }, EIO)},
+      {"new segment: rename fails", fails(FileOp::rename, is_log, EIO)},
+      {"directory: EIO on its sync", fails(FileOp::sync, is_dir, EIO)},
+  };
+  for (const auto& c : cases) {
+    TempDir dir;
+    std::string expected;
+    {
+      MemoryGraph g(durable(dir.path()));
+      transact(g, [](Transaction& tx) {
+        for (int i = 0; i < 300; ++i) tx.create_vertex("Person", {{"i", i}, {"note", std::string(20, 'x')}});
+      });
+      g.checkpoint();  // an older snapshot to keep
+      g.create_vertex("Person", {{"name", "after the first checkpoint"}});
+      {
+        Faults disk(c.injector);
+        if (c.fails) {
+          EXPECT_THROW(g.checkpoint(), StorageError) << c.what;
+        } else {
+          EXPECT_NO_THROW(g.checkpoint()) << c.what;
+        }
+      }
+      // The log was not touched: the graph takes writes and checkpoints.
+      g.create_vertex("Person", {{"name", "after the failed checkpoint"}});
+      expected = describe(g);
+      expect_no_leftovers(dir.path(), c.what);
+    }
+    expect_reopens_as(dir.path(), expected, c.what);
+    MemoryGraph g(durable(dir.path()));
+    EXPECT_NO_THROW(g.checkpoint()) << c.what;
+  }
+}
+
+TEST(DurabilityFaults, AFailedSyncOfTheLogDuringACheckpointClosesTheLog) {
+  TempDir dir;
+  {
+    MemoryGraph g(durable(dir.path(), SyncPolicy::interval));
+    g.create_vertex("Person", {{"name", "a"}});
+    g.checkpoint();
+    g.create_vertex("Person", {{"name", "b"}});  // buffered: the checkpoint's sync takes it
+    {
+      Faults disk(fails(
+          FileOp::sync, [](const fs::path& p) { return p.extension() == ".log"; }, EIO));
+      EXPECT_THROW(g.checkpoint(), StorageError);
+    }
+    // Whether "b" reached the disk is unknown: no more writes until the graph is opened again.
+    EXPECT_THROW(g.create_vertex("Person", {{"name", "c"}}), StorageError);
+    EXPECT_THROW(g.checkpoint(), StorageError);
+  }
+  MemoryGraph g(durable(dir.path()));
+  EXPECT_EQ(g.find_vertices_by_label("Person", {{"name", "a"}}).size(), 1u);
+  EXPECT_TRUE(g.find_vertices_by_label("Person", {{"name", "c"}}).empty());
+  EXPECT_NO_THROW(g.create_vertex("Person", {{"name", "d"}}));
+}
+
+/// A tmpfs of `size` mounted on a directory of its own while it lives: a small disk that fills
+/// up. Needs root (CAP_SYS_ADMIN); mounted() says whether it worked, why() why not.
+class SmallDisk {
+ public:
+  explicit SmallDisk(const std::string& size)
+      : path_(fs::temp_directory_path() / fmt::format("propgraph-small-disk-{}", ::getpid())) {
+    fs::create_directories(path_);
+    if (::geteuid() != 0) {
+      why_ = "not running as root";
+    } else if (::mount("tmpfs", path_.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, ("size=" + size).c_str()) != 0) {
+      why_ = fmt::format("mount -t tmpfs failed: {}", std::strerror(errno));
+    } else {
+      mounted_ = true;
+    }
+  }
+  ~SmallDisk() {
+    if (mounted_) ::umount2(path_.c_str(), MNT_DETACH);
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  SmallDisk(const SmallDisk&) = delete;
+  SmallDisk& operator=(const SmallDisk&) = delete;
+  [[nodiscard]] bool mounted() const { return mounted_; }
+  [[nodiscard]] const std::string& why() const { return why_; }
+  [[nodiscard]] const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+  bool mounted_ = false;
+  std::string why_;
+};
+
+/// seq -> the length of its "pad" for every Item vertex of `g`.
+std::map<std::int64_t, std::size_t> items(MemoryGraph& g) {
+  std::map<std::int64_t, std::size_t> out;
+  for (const auto& v : g.find_vertices_by_label("Item")) {
+    out[v.properties["seq"].as_int()] = v.properties["pad"].as_string().size();
+  }
+  return out;
+}
+
+TEST(DurabilitySmallDisk, EveryAcknowledgedWriteSurvivesAFullDiskAndWritesResumeOnceSpaceReturns) {
+  SmallDisk disk("4m");
+  if (!disk.mounted()) GTEST_SKIP() << "skipped: a real full disk needs a small tmpfs: " << disk.why();
+  const fs::path dir = disk.path() / "graph";
+  const fs::path filler = disk.path() / "filler";
+  {
+    std::ofstream out(filler, std::ios::binary);
+    const std::string block(64 << 10, 'f');
+    for (int i = 0; i < 8; ++i) out.write(block.data(), static_cast<std::streamsize>(block.size()));
+    ASSERT_TRUE(out.good());
+  }
+  MemoryOptions options = durable(dir);
+  options.checkpoint_log_bytes = 48 << 10;  // background checkpoints while the disk fills
+  std::map<std::int64_t, std::size_t> acked;  // seq -> pad length
+  std::mt19937 rng(7);
+  std::int64_t seq = 0;
+  // Writes of varied sizes (so that the disk runs out in the middle of records, and a small
+  // record still fits where a large one did not) until the disk has been full for a while.
+  auto write = [&](MemoryGraph& g) {
+    const std::size_t pad = std::uniform_int_distribution<std::size_t>(1, 1500)(rng);
+    const std::int64_t s = seq++;
+    g.create_vertex("Item", {{"seq", s}, {"pad", std::string(pad, 'p')}});
+    acked[s] = pad;
+  };
+  {
+    MemoryGraph g(options);
+    int failed_writes = 0;
+    int failed_checkpoints = 0;
+    while (failed_writes < 400 && seq < 200000) {
+      try {
+        write(g);
+      } catch (const StorageError&) {
+        ++failed_writes;
+      }
+      if (seq % 500 == 0) {
+        try {
+          g.checkpoint();
+        } catch (const StorageError&) {
+          ++failed_checkpoints;
+        }
+      }
+    }
+    EXPECT_EQ(failed_writes, 400) << "the disk never filled up";
+    EXPECT_GT(failed_checkpoints, 0);
+    EXPECT_EQ(items(g), acked);  // a failed write changed nothing
+  }
+  // Reopening on the full disk either works or fails to write (never finds damage).
+  try {
+    MemoryGraph g(options);
+    EXPECT_EQ(items(g), acked);
+  } catch (const StorageError& e) {
+    EXPECT_EQ(std::string(e.what()).find("damaged"), std::string::npos) << e.what();
+  }
+  // Space again: everything acknowledged is there and writes go through.
+  fs::remove(filler);
+  {
+    MemoryGraph g(options);
+    ASSERT_EQ(items(g), acked);
+    for (int i = 0; i < 100; ++i) ASSERT_NO_THROW(write(g)) << "write " << i << " after space returned";
+  }
+  MemoryGraph g(options);
+  EXPECT_EQ(items(g), acked);
 }
 
 // -- crash tests -------------------------------------------------------------------------------

@@ -39,8 +39,8 @@ enum class SyncPolicy : std::uint8_t {
 
 /// What opening a durable graph does when a file is damaged.
 enum class RecoveryMode : std::uint8_t {
-  /// Refuse with StorageError naming the file and offset (a torn last log record, as a crash
-  /// in the middle of an append leaves it, is not damage: it is dropped).
+  /// Refuse with StorageError naming the file and offset (a torn last log record past what the
+  /// log says was synced, as a crash mid-append leaves it, is dropped; docs/durability.md).
   strict,
   /// Open with everything before the first damaged log record and delete the log from there
   /// on. A damaged snapshot still refuses to open.
@@ -141,7 +141,7 @@ class MemoryGraph final : public GraphOperations {
   /// place and deletes the log before it, so that opening replays less. Readers are not held
   /// up; writers wait only while a block of records is copied. O(V + E). Does nothing for an
   /// in-memory graph. StorageError when the disk fails (the graph stays usable, the old
-  /// snapshot and log stay in place).
+  /// snapshot and log stay in place, no new file is left; a failed sync of the log closes it).
   void checkpoint();
 
   /// A transaction over this graph (see "Transactions" above). The graph must outlive it.

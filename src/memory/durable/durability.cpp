@@ -23,7 +23,7 @@ std::string Durability::new_prefix() {
 }
 
 Durability::Durability(GraphState& state, const MemoryOptions& options) : state_(state), dir_(*options.data_dir) {
-  // A checkpoint cut short leaves a temporary snapshot: it was never renamed into place.
+  // A checkpoint cut short leaves a temporary snapshot or log segment: never renamed into place.
   for (const auto& entry : fs::directory_iterator(dir_.path())) {
     if (entry.path().extension() == ".tmp") fs::remove(entry.path());
   }
@@ -32,7 +32,7 @@ Durability::Durability(GraphState& state, const MemoryOptions& options) : state_
   const auto snapshots = dir_.snapshots();
   if (!snapshots.empty()) from_lsn = read_snapshot(snapshots.back().second, recovered);
   const WalScan scan = scan_wal(
-      dir_, from_lsn, options.recovery,
+      dir_, from_lsn, !snapshots.empty(), options.recovery,
       [&](RecordType type, ByteReader& payload, const fs::path&, std::uint64_t) { replay(type, payload, recovered); });
   const bool fresh = recovered.prefix.empty();
   try {
@@ -44,7 +44,7 @@ Durability::Durability(GraphState& state, const MemoryOptions& options) : state_
 
   state_.catalog = std::move(recovered.catalog);
   state_.prefix = fresh ? new_prefix() : std::move(recovered.prefix);
-  wal_.emplace(dir_, scan.next_lsn, options.sync, options.sync_interval);
+  wal_.emplace(dir_, scan.next_lsn, options.sync, options.sync_interval, scan.newest);
   // A new graph's prefix and catalog entry reach the log before any id is handed out.
   std::string payload;
   if (fresh) {

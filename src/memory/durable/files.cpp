@@ -20,15 +20,15 @@ namespace propgraph::detail::durable {
 namespace {
 
 std::mutex injector_mutex;
-std::function<int(FileOp, const fs::path&)>& injector() {
-  static std::function<int(FileOp, const fs::path&)> f;
+FaultInjector& injector() {
+  static FaultInjector f;
   return f;
 }
 
-/// The injected errno for this operation, or 0.
-int injected(FileOp op, const fs::path& path) {
+/// The injected fault for this operation (none by default).
+Fault injected(FileOp op, const fs::path& path, std::size_t size = 0) {
   std::lock_guard lock(injector_mutex);
-  return injector() ? injector()(op, path) : 0;
+  return injector() ? injector()(op, path, size) : Fault{};
 }
 
 [[noreturn]] void fail(std::string_view what, const fs::path& path, int err, std::optional<std::uint64_t> offset = {}) {
@@ -38,7 +38,7 @@ int injected(FileOp op, const fs::path& path) {
 }
 
 int open_checked(const fs::path& path, int flags) {
-  if (int err = injected(FileOp::create, path)) fail("cannot open", path, err);
+  if (int err = injected(FileOp::create, path).error) fail("cannot open", path, err);
   int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
   if (fd < 0) fail("cannot open", path, errno);
   return fd;
@@ -59,20 +59,24 @@ std::optional<std::uint64_t> lsn_of(const std::string& name, std::string_view pr
 
 }  // namespace
 
-void set_fault_injector(std::function<int(FileOp, const fs::path&)> f) {
+void set_disk_faults(FaultInjector f) {
   std::lock_guard lock(injector_mutex);
   injector() = std::move(f);
 }
 
-File File::append(const fs::path& path) {
-  const bool existed = fs::exists(path);
+void set_fault_injector(std::function<int(FileOp, const fs::path&)> f) {
+  if (!f) return set_disk_faults({});
+  set_disk_faults(
+      [f = std::move(f)](FileOp op, const fs::path& path, std::size_t) { return Fault{.error = f(op, path)}; });
+}
+
+File File::open(const fs::path& path) {
   File f;
-  f.fd_ = open_checked(path, O_WRONLY | O_CREAT | O_APPEND);
+  f.fd_ = open_checked(path, O_WRONLY);
   f.path_ = path;
   struct stat st {};
   if (::fstat(f.fd_, &st) != 0) fail("cannot stat", path, errno);
   f.size_ = static_cast<std::uint64_t>(st.st_size);
-  if (!existed) sync_directory(path.parent_path());
   return f;
 }
 
@@ -89,6 +93,7 @@ File& File::operator=(File&& other) noexcept {
     fd_ = std::exchange(other.fd_, -1);
     path_ = std::move(other.path_);
     size_ = other.size_;
+    broken_ = other.broken_;
   }
   return *this;
 }
@@ -100,34 +105,70 @@ void File::close() noexcept {
   fd_ = -1;
 }
 
+namespace {
+
+/// pwrite of all of `data` at `offset`, through the fault injector: the bytes written before a
+/// failure in `written`, the errno of the failure or 0.
+int write_all_at(int fd, const fs::path& path, std::uint64_t offset, const void* data, std::size_t size,
+                 std::size_t& written) {
+  const auto* p = static_cast<const char*>(data);
+  written = 0;
+  while (written < size) {
+    std::size_t ask = size - written;
+    const Fault fault = injected(FileOp::write, path, ask);
+    if (fault.error != 0) ask = std::min(ask, fault.bytes.value_or(0));
+    if (fault.bytes) ask = std::min(ask, *fault.bytes);
+    ssize_t n = 0;
+    if (ask > 0) {
+      n = ::pwrite(fd, p + written, ask, static_cast<off_t>(offset + written));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return errno;
+      }
+      written += static_cast<std::size_t>(n);
+    }
+    if (fault.error != 0) return fault.error;
+    if (n == 0 && ask > 0) return EIO;  // pwrite wrote nothing and said no error: give up
+  }
+  return 0;
+}
+
+}  // namespace
+
 void File::write(const void* data, std::size_t size) {
   const std::uint64_t start = size_;
-  auto undo_and_fail = [&](int err) {
-    if (::ftruncate(fd_, static_cast<off_t>(start)) == 0) size_ = start;
-    fail("cannot write", path_, err, start);
-  };
-  if (int err = injected(FileOp::write, path_)) undo_and_fail(err);
-  const auto* p = static_cast<const char*>(data);
-  std::size_t left = size;
-  while (left > 0) {
-    const ssize_t n = ::write(fd_, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      undo_and_fail(errno);
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-    size_ += static_cast<std::uint64_t>(n);
+  if (broken_) {
+    throw StorageError(
+        fmt::format("cannot write {} at offset {}: a failed write before could not be undone", path_.string(), start),
+        path_.string(), start);
   }
+  std::size_t written = 0;
+  const int err = write_all_at(fd_, path_, start, data, size, written);
+  if (err == 0) {
+    size_ = start + size;
+    return;
+  }
+  if (written > 0) {
+    // Cut the part that reached the file (the next write goes to `start` either way: writes
+    // name their offset). Should the cut fail, the file ends in a partial record: broken.
+    const Fault fault = injected(FileOp::truncate, path_);
+    if (fault.error != 0 || ::ftruncate(fd_, static_cast<off_t>(start)) != 0) broken_ = true;
+  }
+  fail("cannot write", path_, err, start);
+}
+
+void File::write_at(std::uint64_t offset, const void* data, std::size_t size) {
+  std::size_t written = 0;
+  if (const int err = write_all_at(fd_, path_, offset, data, size, written)) fail("cannot write", path_, err, offset);
 }
 
 void File::sync() {
-  if (int err = injected(FileOp::sync, path_)) fail("cannot sync", path_, err);
+  if (int err = injected(FileOp::sync, path_).error) fail("cannot sync", path_, err);
   if (::fdatasync(fd_) != 0) fail("cannot sync", path_, errno);
 }
 
 void sync_directory(const fs::path& dir) {
-  if (int err = injected(FileOp::sync, dir)) fail("cannot sync directory", dir, err);
+  if (int err = injected(FileOp::sync, dir).error) fail("cannot sync directory", dir, err);
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) fail("cannot open directory", dir, errno);
   const int rc = ::fsync(fd);
@@ -136,9 +177,13 @@ void sync_directory(const fs::path& dir) {
   if (rc != 0) fail("cannot sync directory", dir, err);
 }
 
-void rename_durably(const fs::path& from, const fs::path& to) {
-  if (int err = injected(FileOp::rename, to)) fail("cannot rename to", to, err);
+void rename_file(const fs::path& from, const fs::path& to) {
+  if (int err = injected(FileOp::rename, to).error) fail("cannot rename to", to, err);
   if (::rename(from.c_str(), to.c_str()) != 0) fail("cannot rename to", to, errno);
+}
+
+void rename_durably(const fs::path& from, const fs::path& to) {
+  rename_file(from, to);
   sync_directory(to.parent_path());
 }
 

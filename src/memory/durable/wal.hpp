@@ -1,10 +1,15 @@
 // The write-ahead log of a durable MemoryGraph: segment files of checksummed, numbered records.
 //
-// Segment wal-<lsn>.log:  header  "PGWAL001" u32 version=1 u32 0 u64 first_lsn u64 xxh3(first 24 bytes)
-//                         records u32 payload_size u8 type u8[3] 0 u64 lsn payload u64 xxh3(all before)
+// Segment wal-<lsn>.log (format in docs/durability.md):
+//   header  "PGWAL001" u32 version=3 u32 0 u64 first_lsn u64 xxh3(first 24 bytes)
+//           2 x mark: u64 synced_size u32 flags u32 0 u64 xxh3(first_lsn, the 16 bytes before)
+//   records u32 payload_size u8 type u8[3] 0 u64 lsn payload u64 xxh3(all before)
 // Records carry consecutive lsns (log sequence numbers) across segments. A segment is started
-// at every checkpoint; the segments before the checkpoint's lsn are deleted once its snapshot
-// is durable.
+// at every checkpoint and every opening; the segments before the checkpoint's lsn are deleted
+// once its snapshot is durable. The marks (version 3 on) say how much of the segment is known
+// to be synced, and whether the log goes on in a next segment: damage below that size, or a
+// missing next segment, is damage, not a torn tail. Versions 1 and 2 had the header without
+// the marks and are read as before.
 #pragma once
 
 #include <atomic>
@@ -17,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 
 #include "memory/durable/files.hpp"
 #include "memory/durable/records.hpp"
@@ -26,7 +32,10 @@
 
 namespace propgraph::detail::durable {
 
+/// The header's fixed part (every version) and, from version 3 on, with its two marks.
 inline constexpr std::size_t kSegmentHeaderSize = 32;
+inline constexpr std::size_t kMarkSize = 24;
+inline constexpr std::size_t kMarkedHeaderSize = kSegmentHeaderSize + 2 * kMarkSize;
 inline constexpr std::size_t kRecordHeaderSize = 16;
 inline constexpr std::size_t kRecordTrailerSize = 8;
 
@@ -38,12 +47,25 @@ inline constexpr std::size_t kRecordTrailerSize = 8;
 ///   since its last sync, so one sync covers every record written while the one before ran.
 /// - interval: append() buffers; the syncer writes and syncs the buffer every sync_interval.
 /// - none: append() buffers; the syncer writes it every sync_interval and never syncs.
-/// A failed write or sync closes the log for good: every later append() throws StorageError.
+/// A failed sync closes the log for good: every later append() throws StorageError (after a
+/// failed fdatasync what the file holds on disk is unknown, and a later sync that succeeds
+/// would not say so; only reopening, which reads the files, finds out). So does a failed
+/// write of buffered records (interval, none) and one that cannot be cut back. A failed
+/// every_commit append is cut back off the file and only that append fails.
+///
+/// Each sync also updates a mark in the segment's header to the size the sync before made
+/// durable (written before the sync, so the sync takes it along; no sync of its own), and
+/// closing or ending a segment marks all of it: opening refuses damage below the marked size
+/// instead of taking it for a torn tail. Ending a segment (rotate(), and opening, for the
+/// newest segment found) marks it as followed by the next one.
 class WalWriter {
  public:
-  /// Starts a new segment at `next_lsn` (the lsn of the next record).
-  WalWriter(const DataDir& dir, std::uint64_t next_lsn, SyncPolicy policy, std::chrono::nanoseconds interval);
-  /// Writes and syncs what is buffered (any policy), then stops the syncer. Errors are lost.
+  /// Starts a new segment at `next_lsn` (the lsn of the next record). `previous`: the newest
+  /// segment there is (its records end before next_lsn), which is synced and marked as ended.
+  WalWriter(const DataDir& dir, std::uint64_t next_lsn, SyncPolicy policy, std::chrono::nanoseconds interval,
+            const std::optional<std::pair<std::uint64_t, fs::path>>& previous = std::nullopt);
+  /// Writes and syncs what is buffered (any policy) and marks it all synced, then stops the
+  /// syncer. Errors are lost.
   ~WalWriter();
   WalWriter(const WalWriter&) = delete;
   WalWriter& operator=(const WalWriter&) = delete;
@@ -65,7 +87,9 @@ class WalWriter {
   /// Writes and syncs everything so far (checkpoint, close).
   void flush();
   /// Ends the current segment (written and synced) and starts one at the next lsn, which it
-  /// returns. Caller is the one writer.
+  /// returns. Caller is the one writer. StorageError when the new segment cannot be made (then
+  /// none is left behind and the log goes on in the current one) or a sync fails (then the log
+  /// is closed).
   std::uint64_t rotate();
   /// Deletes the segments whose records all come before `lsn`.
   void trim(std::uint64_t lsn);
@@ -76,7 +100,15 @@ class WalWriter {
   void set_rotation_hint(std::uint64_t bytes, std::function<void()> hint);
 
  private:
-  void open_segment(std::uint64_t first_lsn);
+  /// A new segment starting at `first_lsn`: its header written and synced under a temporary
+  /// name, then renamed into place (and the directory synced). On failure nothing is left.
+  [[nodiscard]] File create_segment(std::uint64_t first_lsn) const;
+  /// Syncs file_ (drained up to `size` bytes); before it, marks what the sync before made
+  /// durable. Caller holds sync_mutex_.
+  void sync_file(std::uint64_t size);
+  /// Writes the older of file_'s two marks: `size` bytes synced, `ended` when a next segment
+  /// follows. A failed write is ignored (the other mark still holds, and says less).
+  void mark(std::uint64_t size, bool ended) noexcept;
   void syncer();
   /// Writes the buffer out (caller holds file_mutex_); returns the last lsn now in the file.
   std::uint64_t drain_buffer();
@@ -104,6 +136,10 @@ class WalWriter {
   std::mutex sync_mutex_;
   std::mutex file_mutex_;
   File file_;
+  std::uint64_t first_lsn_ = 0;    // file_'s
+  std::uint64_t synced_size_ = 0;  // bytes of file_ a sync made durable (sync_mutex_)
+  std::uint64_t marked_size_ = 0;  // what file_'s marks say (sync_mutex_)
+  unsigned marks_ = 0;             // marks written to file_: the next goes to slot marks_ % 2
   std::mutex buffer_mutex_;  // interval / none: records not yet written
   std::string buffer_;
   std::uint64_t buffered_lsn_ = 0;  // last lsn in buffer_
@@ -129,15 +165,20 @@ struct WalScan {
   std::uint64_t records = 0;
   bool torn_tail = false;  // a partial last record was dropped
   std::string damage;      // with RecoveryMode::truncate_at_damage: what was cut off
+  /// The newest segment with marks (version 3 on), its first lsn and path: for the next
+  /// writer to mark as ended.
+  std::optional<std::pair<std::uint64_t, fs::path>> newest;
 };
 
 /// Calls fn(type, payload, file, offset) for every record from `from_lsn` on, in order. A torn
-/// last record (an append cut short by a crash) is dropped and the segment truncated before it.
-/// Damage anywhere else throws StorageError naming the file and offset, unless `mode` is
-/// truncate_at_damage: then the log is cut at the damage (later records and segments deleted)
-/// and the scan says so. A record whose checksum holds but that fn rejects (DecodeError) always
-/// throws. Segments from before from_lsn are skipped.
-WalScan scan_wal(const DataDir& dir, std::uint64_t from_lsn, RecoveryMode mode,
+/// last record (an append cut short by a crash, past the size its segment's marks say was
+/// synced) is dropped and the segment truncated before it. Damage anywhere else throws
+/// StorageError naming the file and offset, unless `mode` is truncate_at_damage: then the log
+/// is cut at the damage (later records and segments deleted) and the scan says so. Damage
+/// includes a segment that is missing: the one a snapshot at `from_lsn` goes on in
+/// (`snapshot`), and the one after a segment marked as ended. A record whose checksum holds
+/// but that fn rejects (DecodeError) always throws. Segments from before from_lsn are skipped.
+WalScan scan_wal(const DataDir& dir, std::uint64_t from_lsn, bool snapshot, RecoveryMode mode,
                  const std::function<void(RecordType, ByteReader&, const fs::path&, std::uint64_t)>& fn);
 
 }  // namespace propgraph::detail::durable
