@@ -1,5 +1,6 @@
 // graph-service: a Boost.Beast HTTP/1.1 JSON service over a propgraph graph. See README.md.
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +33,11 @@ constexpr std::string_view kUsage = R"(usage: graph-service [options]
   --fiber-threads N    FiberPool threads running the handlers (default 2)
   --latency-ms N       wait N ms before every graph call (LatencyGraph: a remote backend)
   --seed N             create N persons with 8 random KNOWS edges each at start
+  --idle-timeout-ms N  close a connection that sends no request for N ms (default 60000)
+  --read-timeout-ms N  close a connection whose request takes over N ms to arrive, counted
+                       from its first byte (default 30000)
+  --write-timeout-ms N close a connection that takes over N ms to take its response (a client
+                       that does not read; default 30000). 0 disables any of the three
 Prints "listening on ADDRESS:PORT" once it accepts connections; SIGTERM or SIGINT stops it
 gracefully (in-flight requests are answered) and it exits 0.
 )";
@@ -45,6 +51,7 @@ struct Options {
   int fiber_threads = 2;
   int latency_ms = 0;
   int seed = 0;
+  service::Timeouts timeouts;
 };
 
 Options parse(int argc, char** argv) {
@@ -54,6 +61,11 @@ Options parse(int argc, char** argv) {
     auto value = [&]() -> std::string {
       if (i + 1 >= argc) throw std::invalid_argument(fmt::format("{} needs a value", arg));
       return argv[++i];
+    };
+    auto milliseconds = [&] {
+      const int ms = std::stoi(value());
+      if (ms < 0) throw std::invalid_argument(fmt::format("{} must not be negative", arg));
+      return std::chrono::milliseconds(ms);
     };
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage.data(), stdout);
@@ -67,6 +79,9 @@ Options parse(int argc, char** argv) {
     else if (arg == "--fiber-threads") o.fiber_threads = std::max(1, std::stoi(value()));
     else if (arg == "--latency-ms") o.latency_ms = std::stoi(value());
     else if (arg == "--seed") o.seed = std::stoi(value());
+    else if (arg == "--idle-timeout-ms") o.timeouts.idle = milliseconds();
+    else if (arg == "--read-timeout-ms") o.timeouts.read = milliseconds();
+    else if (arg == "--write-timeout-ms") o.timeouts.write = milliseconds();
     else throw std::invalid_argument(fmt::format("unknown option {}", arg));
   }
   return o;
@@ -125,7 +140,7 @@ int main(int argc, char** argv) try {
     pool.emplace(static_cast<std::size_t>(options.fiber_threads));
     fibers = propgraph::as_fiber(graph, *pool);
   }
-  service::Server server(io, endpoint, handlers, fibers);
+  service::Server server(io, endpoint, handlers, fibers, options.timeouts);
   server.start();
 
   boost::asio::signal_set signals(io, SIGTERM, SIGINT);

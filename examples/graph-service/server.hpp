@@ -4,9 +4,16 @@
 //   propgraph::async_get, so the Asio thread never blocks;
 // - threads: one OS thread per connection does blocking I/O and calls the handler itself.
 // stop() is graceful in both: it closes the listener and the idle connections; requests being
-// handled finish and are answered with "Connection: close".
+// handled finish and are answered with "Connection: close". Timeouts bound the rest: a client
+// that sends nothing, sends a request too slowly or does not read its response is disconnected,
+// so stop() completes within the longest of them once the handlers have finished.
+//
+// Faults degrade, never end the service: when accept() fails (out of descriptors: EMFILE,
+// ENFILE; ENOBUFS) the listener retries after a short back-off, the pending connections wait
+// in the backlog; when a connection's thread cannot be created it is answered 503 and closed.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <list>
 #include <memory>
@@ -26,12 +33,20 @@ namespace service {
 using tcp = boost::asio::ip::tcp;
 struct Connection;
 
+/// How long a connection may take; zero is no limit. A client that exceeds one is disconnected
+/// without an answer.
+struct Timeouts {
+  std::chrono::milliseconds idle{60'000};   ///< waiting for the first byte of a request
+  std::chrono::milliseconds read{30'000};   ///< from that byte to the end of the request
+  std::chrono::milliseconds write{30'000};  ///< writing the whole response
+};
+
 class Server {
  public:
   /// Listens on `endpoint` with `io`, which one thread runs. With `fibers`, handlers run on its
   /// pool; without, each connection gets a thread of its own.
   Server(boost::asio::io_context& io, const tcp::endpoint& endpoint, GraphService& service,
-         std::optional<propgraph::FiberOperations> fibers);
+         std::optional<propgraph::FiberOperations> fibers, Timeouts timeouts = {});
   [[nodiscard]] unsigned short port() const { return acceptor_.local_endpoint().port(); }
   /// Starts accepting.
   void start();
@@ -44,6 +59,8 @@ class Server {
   boost::asio::awaitable<void> accept();
   boost::asio::awaitable<void> serve_on_fibers(std::shared_ptr<Connection> connection);
   void serve_on_thread(std::shared_ptr<Connection> connection);
+  /// Starts serving a new connection; false when it could not (no thread for it).
+  bool serve(const std::shared_ptr<Connection>& connection);
   void mark_busy(Connection& connection);
   bool stopping();
   /// After a response: the connection is no longer busy; whether it reads another request.
@@ -54,6 +71,7 @@ class Server {
   tcp::acceptor acceptor_;
   GraphService& service_;
   std::optional<propgraph::FiberOperations> fibers_;
+  Timeouts timeouts_;
   std::mutex mutex_;
   std::condition_variable ended_;
   std::list<std::shared_ptr<Connection>> connections_;  // guarded by mutex_

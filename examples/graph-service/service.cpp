@@ -36,6 +36,48 @@ std::string percent_decode(std::string_view text, bool query) {
   return out;
 }
 
+/// Whether `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
+/// past U+10FFFF).
+bool valid_utf8(std::string_view text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned char c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t length = 0;
+    unsigned char low = 0x80;  // the range of the second byte
+    unsigned char high = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      if (c == 0xE0) low = 0xA0;   // overlong
+      if (c == 0xED) high = 0x9F;  // surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      if (c == 0xF0) low = 0x90;   // overlong
+      if (c == 0xF4) high = 0x8F;  // beyond U+10FFFF
+    } else {
+      return false;
+    }
+    if (n - i < length || s[i + 1] < low || s[i + 1] > high) return false;
+    for (std::size_t k = 2; k < length; ++k) {
+      if (s[i + k] < 0x80 || s[i + k] > 0xBF) return false;
+    }
+    i += length;
+  }
+  return true;
+}
+
+/// InvalidArgument naming `what` unless `text` is well-formed UTF-8. Input is checked before
+/// anything quotes it, so no error message carries bytes JSON cannot hold.
+void require_utf8(std::string_view text, std::string_view what) {
+  if (!valid_utf8(text)) throw InvalidArgument(fmt::format("{}: invalid UTF-8", what));
+}
+
 /// `text` as an integer in [min, max]; InvalidArgument naming `what` otherwise.
 long parse_integer(std::string_view what, std::string_view text, long min, long max) {
   long value = 0;
@@ -63,14 +105,23 @@ struct Target {
   std::vector<std::string> path;
   std::map<std::string, std::string, std::less<>> query;
 
+  /// Throws InvalidArgument naming the segment or parameter whose decoded text is not UTF-8.
   explicit Target(std::string_view target) {
     const auto q = std::min(target.find('?'), target.size());
-    split(target.substr(0, q), '/', [&](std::string_view part) { path.push_back(percent_decode(part, false)); });
+    split(target.substr(0, q), '/', [&](std::string_view part) {
+      path.push_back(percent_decode(part, false));
+      require_utf8(path.back(), fmt::format("path segment {}", path.size()));
+    });
+    std::size_t index = 0;
     split(target.substr(q), '&', [&](std::string_view item) {
       if (item.front() == '?') item.remove_prefix(1);
+      ++index;
       const auto eq = std::min(item.find('='), item.size());
-      query[percent_decode(item.substr(0, eq), true)] =
-          percent_decode(item.substr(std::min(eq + 1, item.size())), true);
+      std::string name = percent_decode(item.substr(0, eq), true);
+      require_utf8(name, fmt::format("query parameter {}: name", index));
+      std::string value = percent_decode(item.substr(std::min(eq + 1, item.size())), true);
+      require_utf8(value, fmt::format("query parameter {}", name));
+      query[std::move(name)] = std::move(value);
     });
   }
 
@@ -103,7 +154,8 @@ namespace {
 Response json_response(http::status status, const json& body) {
   Response response(status, 11);
   response.set(http::field::content_type, "application/json");
-  response.body() = body.dump();
+  // Replace, not throw: a message quoting input that is not UTF-8 must still make a body.
+  response.body() = body.dump(-1, ' ', false, json::error_handler_t::replace);
   return response;
 }
 
@@ -160,23 +212,35 @@ Response GraphService::handle(const Request& request, propgraph::DeadlineClock::
   ++in_flight_;
   Response response;
   try {
-    const Target target(request.target());
-    std::optional<long> budget_ms;
-    if (auto header = request.find("X-Timeout-Ms"); header != request.end()) {
-      budget_ms = parse_integer("header X-Timeout-Ms", header->value(), 0, kMaxBudgetMs);
-    } else if (target.text("timeout_ms")) {
-      budget_ms = target.integer("timeout_ms", 0, 0, kMaxBudgetMs);
+    try {
+      response = handle_checked(request, arrived);
+    } catch (...) {
+      response = error_response(std::current_exception());
     }
-    std::optional<propgraph::DeadlineScope> deadline;
-    if (budget_ms) deadline.emplace(arrived + std::chrono::milliseconds(*budget_ms));
-    response = route(request, target);
-  } catch (...) {
-    response = error_response(std::current_exception());
+  } catch (...) {  // no memory for the error's body, or a bug: still an answer, never a throw
+    response = Response(http::status::internal_server_error, 11);
+    response.set(http::field::content_type, "application/json");
+    response.body() = R"({"error":"other","message":"the error could not be reported"})";
   }
   --in_flight_;
   response.version(request.version());
   response.prepare_payload();
   return response;
+}
+
+Response GraphService::handle_checked(const Request& request, propgraph::DeadlineClock::time_point arrived) {
+  const Target target(request.target());
+  require_utf8(request.body(), "body");
+  std::optional<long> budget_ms;
+  if (auto header = request.find("X-Timeout-Ms"); header != request.end()) {
+    require_utf8(header->value(), "header X-Timeout-Ms");
+    budget_ms = parse_integer("header X-Timeout-Ms", header->value(), 0, kMaxBudgetMs);
+  } else if (target.text("timeout_ms")) {
+    budget_ms = target.integer("timeout_ms", 0, 0, kMaxBudgetMs);
+  }
+  std::optional<propgraph::DeadlineScope> deadline;
+  if (budget_ms) deadline.emplace(arrived + std::chrono::milliseconds(*budget_ms));
+  return route(request, target);
 }
 
 Response GraphService::route(const Request& request, const Target& target) {

@@ -25,10 +25,14 @@ class GraphService {
 
   /// Answers one request. The graph calls it makes run under the request's deadline (header
   /// X-Timeout-Ms or query parameter timeout_ms, counted from `arrived`). Never throws: errors
-  /// become JSON responses {"error": kind, "message": text} with their status code.
+  /// become JSON responses {"error": kind, "message": text} with their status code. Input that
+  /// is not UTF-8 (a decoded path segment, a query parameter's name or value, the X-Timeout-Ms
+  /// header, the body) is a 400 naming where it is; bodies are always valid JSON.
   Response handle(const Request& request, propgraph::DeadlineClock::time_point arrived);
 
  private:
+  /// handle() without the catch: checks the input, sets the deadline, routes.
+  Response handle_checked(const Request& request, propgraph::DeadlineClock::time_point arrived);
   Response route(const Request& request, const Target& target);
 
   propgraph::InstrumentedGraph& graph_;

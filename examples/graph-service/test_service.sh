@@ -169,7 +169,20 @@ check_endpoints() {
   check GET /nowhere -- 404 '{"error":"not_found","message":"no route GET /nowhere"}'
   check PUT /persons -- 404
 
-  # Malformed HTTP gets a 400 too.
+  # Bytes that are not UTF-8, in every position: a 400 whose JSON body says where.
+  local invalid='{"error":"invalid_argument","message":'
+  check GET '/persons?limit=%FF' -- 400 "$invalid\"query parameter limit: invalid UTF-8\"}"
+  check GET "/persons/$alice/edges?direction=%FF" -- 400 "$invalid\"query parameter direction: invalid UTF-8\"}"
+  check GET '/persons?%FF=1' -- 400 "$invalid\"query parameter 1: name: invalid UTF-8\"}"
+  check GET '/persons/%FF/edges' -- 400 "$invalid\"path segment 2: invalid UTF-8\"}"
+  check GET '/persons/%FF' -- 400 "$invalid\"path segment 2: invalid UTF-8\"}"
+  check DELETE '/persons/%C0%AF' -- 400 "$invalid\"path segment 2: invalid UTF-8\"}"
+  check POST /persons $'{"name":"\xff"}' -- 400 "$invalid\"body: invalid UTF-8\"}"
+  check PATCH "/persons/$alice" $'{"name":"\xc3("}' -- 400 "$invalid\"body: invalid UTF-8\"}"
+  check GET /persons '' -H $'X-Timeout-Ms: \xff' -- 400 "$invalid\"header X-Timeout-Ms: invalid UTF-8\"}"
+  check GET /persons/%E2%82%AC -- 404 '{"error":"not_found","message":"no person €"}'
+
+  # Malformed HTTP gets a 400 too; so does a raw byte that is not UTF-8 in the target.
   local port=${BASE##*:} reply=
   if exec 3<>"/dev/tcp/127.0.0.1/$port"; then
     printf 'NOT HTTP\r\n\r\n' >&3
@@ -177,6 +190,13 @@ check_endpoints() {
     exec 3>&-
   fi
   [[ $reply == "HTTP/1.1 400 Bad Request"* ]] || fail "malformed request: got '$reply'"
+  reply=
+  if exec 3<>"/dev/tcp/127.0.0.1/$port"; then
+    printf 'GET /persons/\xff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' >&3
+    reply=$(timeout 10 cat <&3 || true)
+    exec 3>&-
+  fi
+  [[ $reply == "HTTP/1.1 400 Bad Request"*'{"error":"invalid_argument",'* ]] || fail "raw 0xFF in the target: got '$reply'"
 
   check GET /metrics -- 200
   [[ $BODY == *'# TYPE propgraph_calls_total counter'* ]] || fail "metrics: no calls family"

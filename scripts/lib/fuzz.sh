@@ -5,7 +5,7 @@
 # Fuzzer executables (build/fuzz/tests/fuzz/<name>); each has a seed corpus
 # tests/fuzz/corpus/<corpus> (the name less _fuzzer, _import, _parser) and, for the importers, a
 # dictionary tests/fuzz/dict/<corpus>.dict.
-PROPGRAPH_FUZZERS=(csv_import_fuzzer ndjson_import_fuzzer graphml_import_fuzzer memory_graph_fuzzer cypher_parser_fuzzer)
+PROPGRAPH_FUZZERS=(csv_import_fuzzer ndjson_import_fuzzer graphml_import_fuzzer memory_graph_fuzzer cypher_parser_fuzzer graph_service_fuzzer)
 
 # pg_fuzz_available: true when the fuzz preset's compiler is installed.
 pg_fuzz_available() { command -v clang++-16 >/dev/null 2>&1; }
