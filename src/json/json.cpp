@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "io/source.hpp"
 #include "json_text.hpp"
 #include "propgraph/errors.hpp"
+#include "utf8.hpp"
 
 namespace propgraph {
 
@@ -422,7 +422,7 @@ namespace {
 std::string printable(std::string_view text) {
   std::string out;
   while (!text.empty()) {
-    const auto bad = io::detail::find_invalid_utf8(text);
+    const auto bad = detail::find_invalid_utf8(text);
     const std::size_t good = bad ? *bad : text.size();
     out.append(text.substr(0, good));
     if (!bad) break;
