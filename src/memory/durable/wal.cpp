@@ -240,6 +240,9 @@ std::uint64_t WalWriter::drain_buffer() {
     pending.swap(buffer_);
     last = buffered_lsn_;
   }
+  // After a failed write or sync the log takes nothing more: these records would follow one
+  // that never reached the file (or whose place on disk is unknown). They are dropped.
+  if (failed_.load()) return written_lsn_.load();
   if (!pending.empty()) {
     file_.write(pending.data(), pending.size());
     written_lsn_.store(last);

@@ -110,7 +110,8 @@ class WalWriter {
   /// follows. A failed write is ignored (the other mark still holds, and says less).
   void mark(std::uint64_t size, bool ended) noexcept;
   void syncer();
-  /// Writes the buffer out (caller holds file_mutex_); returns the last lsn now in the file.
+  /// Writes the buffer out (caller holds file_mutex_), or drops it once the log failed;
+  /// returns the last lsn now in the file.
   std::uint64_t drain_buffer();
   /// Records that every lsn up to `lsn` is durable and wakes who waits for it.
   void made_durable(std::uint64_t lsn) noexcept;
