@@ -105,7 +105,16 @@ pg_ensure_packages() {
 }
 
 # -- CMake presets (CMakePresets.json: debug, release, asan; build dirs build/<preset>) -------
-pg_configure() { cmake --preset "$1"; }
+# With ccache installed (and PROPGRAPH_CCACHE not 0) compiles go through it, keyed on paths
+# relative to the tree, so a fresh clone or a rebuilt preset compiles only what changed.
+pg_configure() {
+  local launcher=()
+  if [[ ${PROPGRAPH_CCACHE:-1} != 0 ]] && command -v ccache >/dev/null 2>&1; then
+    export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PROPGRAPH_ROOT} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  fi
+  cmake --preset "$1" "${launcher[@]}"
+}
 # pg_build PRESET [BUILD ARGS...], e.g. pg_build release --target propgraph-io-bench
 pg_build() {
   local preset=$1

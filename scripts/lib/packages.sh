@@ -23,6 +23,7 @@ PROPGRAPH_DEBIAN_PACKAGES=(
   "all libxxhash-dev"     # durable MemoryGraph: log and snapshot checksums (header only)
   "all nlohmann-json3-dev"  # propgraph::json
   "all tao-pegtl-dev"     # the openCypher parser (header only, compiled into propgraph::propgraph)
+  "all ccache"            # compiler cache (scripts/lib/common.sh): a rebuild compiles only what changed
   "all python3"           # scripts/lib/bench_docs.py: the docs' generated tables (ctest, scripts/bench)
   "test postgresql"       # tests/postgres starts a throw-away server (initdb + pg_ctl)
   "test clang-16"         # the fuzz preset (tests/fuzz, libFuzzer): scripts/test and scripts/fuzz
