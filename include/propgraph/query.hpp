@@ -91,8 +91,8 @@ class QueryValue {
 
  private:
   using Storage = std::variant<std::monostate, bool, std::int64_t, double, std::string, std::shared_ptr<const List>,
-                               std::shared_ptr<const Map>, std::shared_ptr<const Vertex>,
-                               std::shared_ptr<const Edge>, std::shared_ptr<const Path>>;
+                               std::shared_ptr<const Map>, std::shared_ptr<const Vertex>, std::shared_ptr<const Edge>,
+                               std::shared_ptr<const Path>>;
   Storage storage_;
 };
 

@@ -100,8 +100,8 @@ namespace detail {
 template class MemoryOperations<CommittedContext>;
 }  // namespace detail
 
-#define PROPGRAPH_DETAIL_OVERRIDE(name, result, parameters, arguments)                \
-  result MemoryGraph::name parameters {                                               \
+#define PROPGRAPH_DETAIL_OVERRIDE(name, result, parameters, arguments)                       \
+  result MemoryGraph::name parameters {                                                      \
     return detail::MemoryOperations<detail::CommittedContext>(*impl_, *this).name arguments; \
   }
 PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_OVERRIDE, PROPGRAPH_DETAIL_OVERRIDE, PROPGRAPH_NO_DEFAULT_ARG)

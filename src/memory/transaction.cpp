@@ -59,8 +59,10 @@ void TransactionContext::commit() {
 
 template class MemoryOperations<TransactionContext>;
 
-#define PROPGRAPH_DETAIL_OVERRIDE(name, result, parameters, arguments) \
-  result MemoryTransaction::name parameters { return MemoryOperations<TransactionContext>(context_, *this).name arguments; }
+#define PROPGRAPH_DETAIL_OVERRIDE(name, result, parameters, arguments)           \
+  result MemoryTransaction::name parameters {                                    \
+    return MemoryOperations<TransactionContext>(context_, *this).name arguments; \
+  }
 PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_OVERRIDE, PROPGRAPH_DETAIL_OVERRIDE, PROPGRAPH_NO_DEFAULT_ARG)
 #undef PROPGRAPH_DETAIL_OVERRIDE
 

@@ -6,8 +6,8 @@
 
 #include "postgres/copy_binary.hpp"
 #include "postgres/graph_impl.hpp"
-#include "propgraph/backend/query_executor.hpp"
 #include "postgres/json_codec.hpp"
+#include "propgraph/backend/query_executor.hpp"
 
 namespace propgraph {
 

@@ -1,8 +1,8 @@
 #include "query/analyzer.hpp"
 
 #include <algorithm>
-#include <optional>
 #include <cctype>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -36,8 +36,8 @@ std::string lower(std::string_view s) {
 }
 
 bool is_temporal_function(const std::string& name) {
-  static const std::unordered_set<std::string> temporal = {"date",     "datetime", "localdatetime", "time",
-                                                           "localtime", "duration"};
+  static const std::unordered_set<std::string> temporal = {"date", "datetime",  "localdatetime",
+                                                           "time", "localtime", "duration"};
   const auto dot = name.find('.');
   return temporal.contains(dot == std::string::npos ? name : name.substr(0, dot));
 }
@@ -49,7 +49,8 @@ class Analyzer {
   void run() {
     for (std::size_t i = 1; i < statement_.union_all.size(); ++i) {
       if (statement_.union_all[i] != statement_.union_all[0]) {
-        const Position at = statement_.queries[i + 1].clauses.empty() ? Position{} : statement_.queries[i + 1].clauses.front().position;
+        const Position at =
+            statement_.queries[i + 1].clauses.empty() ? Position{} : statement_.queries[i + 1].clauses.front().position;
         fail(at, "SyntaxError: InvalidClauseComposition", "UNION and UNION ALL cannot be mixed in one statement");
       }
     }
@@ -82,8 +83,8 @@ class Analyzer {
     }
     if (top_level && n > 0) {
       const Clause& end = q.clauses.back().clause;
-      const bool ends_well = std::holds_alternative<ReturnClause>(end) || is_update(end) ||
-                             std::holds_alternative<CallClause>(end);
+      const bool ends_well =
+          std::holds_alternative<ReturnClause>(end) || is_update(end) || std::holds_alternative<CallClause>(end);
       if (!ends_well) {
         fail(q.clauses.back().position, "SyntaxError: InvalidClauseComposition",
              "a query cannot end with MATCH, UNWIND or WITH: add RETURN or an updating clause");
@@ -133,7 +134,8 @@ class Analyzer {
 
   void clause(UnwindClause& u, const Position& at, bool, std::vector<std::string>&) {
     expression(*u.expression, ExprUse::plain);
-    if (lookup(u.variable)) fail(at, "SyntaxError: VariableAlreadyBound", fmt::format("variable `{}` already declared", u.variable));
+    if (lookup(u.variable))
+      fail(at, "SyntaxError: VariableAlreadyBound", fmt::format("variable `{}` already declared", u.variable));
     u.slot = declare(u.variable, VarKind::value);
   }
 
@@ -318,8 +320,7 @@ class Analyzer {
     for (const ProjectionItem& item : p.items) {
       const Expr& x = *item.expression;
       const bool simple = x.kind == ExprKind::variable || x.kind == ExprKind::property || x.aggregate ||
-                          x.kind == ExprKind::count_star || (aggregating && contains_aggregate_call(x)) ||
-                          p.distinct;
+                          x.kind == ExprKind::count_star || (aggregating && contains_aggregate_call(x)) || p.distinct;
       if (simple && same(*e, x) && (e->kind != ExprKind::variable || !item.alias.empty())) {
         auto ref = std::make_unique<Expr>();
         ref->kind = ExprKind::variable;
@@ -378,8 +379,7 @@ class Analyzer {
 
   static std::optional<QueryValue::Type> static_type(const Expr& e) {
     switch (e.kind) {
-      case ExprKind::literal:
-        return e.value.is_null() ? std::nullopt : std::optional<QueryValue::Type>(e.value.type());
+      case ExprKind::literal: return e.value.is_null() ? std::nullopt : std::optional<QueryValue::Type>(e.value.type());
       case ExprKind::list:
       case ExprKind::list_comprehension: return QueryValue::Type::list;
       case ExprKind::map:
@@ -480,7 +480,8 @@ class Analyzer {
         }
         if (creating && (!node.labels.empty() || node.properties) && !declared_here_.contains(node.variable)) {
           fail(node.position, "SyntaxError: VariableAlreadyBound",
-               fmt::format("variable `{}` is already bound: CREATE cannot add labels or properties to it", node.variable));
+               fmt::format("variable `{}` is already bound: CREATE cannot add labels or properties to it",
+                           node.variable));
         }
         if (creating && use == PatternUse::merge && part.nodes.size() == 1) {
           fail(node.position, "SyntaxError: VariableAlreadyBound",
@@ -602,12 +603,13 @@ class Analyzer {
         const int n = static_cast<int>(e.children.size());
         if (n < f->min_arguments || (f->max_arguments >= 0 && n > f->max_arguments)) {
           fail(e.position, "SyntaxError: InvalidNumberOfArguments",
-               fmt::format("{}() takes {} arguments, not {}", f->name,
-                           f->min_arguments == f->max_arguments
-                               ? std::to_string(f->min_arguments)
-                               : fmt::format("{} to {}", f->min_arguments,
-                                             f->max_arguments < 0 ? std::string("any") : std::to_string(f->max_arguments)),
-                           n));
+               fmt::format(
+                   "{}() takes {} arguments, not {}", f->name,
+                   f->min_arguments == f->max_arguments
+                       ? std::to_string(f->min_arguments)
+                       : fmt::format("{} to {}", f->min_arguments,
+                                     f->max_arguments < 0 ? std::string("any") : std::to_string(f->max_arguments)),
+                   n));
         }
         if (f->aggregate) {
           if (inside_aggregate) {
@@ -746,9 +748,7 @@ class Analyzer {
         }
         return;
       }
-      case ExprKind::label_check:
-        check_labels(e.keys, e.position);
-        break;
+      case ExprKind::label_check: check_labels(e.keys, e.position); break;
       case ExprKind::property: {
         expression(*e.children[0], use, inside_aggregate);
         const Expr& subject = *e.children[0];

@@ -255,8 +255,8 @@ struct CallClause {
   ExprPtr where;
 };
 
-using Clause = std::variant<MatchClause, UnwindClause, WithClause, ReturnClause, CreateClause, MergeClause,
-                            SetClause, RemoveClause, DeleteClause, CallClause>;
+using Clause = std::variant<MatchClause, UnwindClause, WithClause, ReturnClause, CreateClause, MergeClause, SetClause,
+                            RemoveClause, DeleteClause, CallClause>;
 
 struct ClauseNode {
   Position position;

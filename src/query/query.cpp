@@ -1,11 +1,12 @@
+#include "propgraph/query.hpp"
+
 #include <memory>
 #include <string>
 
+#include "propgraph/backend/query_executor.hpp"
 #include "propgraph/operations.hpp"
-#include "propgraph/query.hpp"
 #include "query/analyzer.hpp"
 #include "query/ast.hpp"
-#include "propgraph/backend/query_executor.hpp"
 #include "query/parser.hpp"
 
 namespace propgraph {

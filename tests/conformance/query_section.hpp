@@ -43,7 +43,8 @@ TEST_P(GraphConformance, QueryMatchesPatternsWithFiltersAndOrder) {
   auto& g = this->graph();
   make_people(g);
   // Alice knows Bob, Bob knows Charlie, Charlie knows Dave; Alice follows Charlie.
-  auto r = g.query("MATCH (a:Person)-[:KNOWS]->(b:Person) WHERE a.age >= 28 RETURN a.name AS a, b.name AS b ORDER BY a");
+  auto r =
+      g.query("MATCH (a:Person)-[:KNOWS]->(b:Person) WHERE a.age >= 28 RETURN a.name AS a, b.name AS b ORDER BY a");
   EXPECT_EQ(r.columns, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(query_rows(r), (std::vector<std::string>{"Alice|Bob", "Charlie|Dave"}));
   // Two hops, then friends of friends not already known.
