@@ -1031,14 +1031,16 @@ std::map<std::int64_t, std::size_t> items(MemoryGraph& g) {
 }
 
 TEST(DurabilitySmallDisk, EveryAcknowledgedWriteSurvivesAFullDiskAndWritesResumeOnceSpaceReturns) {
-  SmallDisk disk("4m");
+  SmallDisk disk("8m");
   if (!disk.mounted()) GTEST_SKIP() << "skipped: a real full disk needs a small tmpfs: " << disk.why();
   const fs::path dir = disk.path() / "graph";
+  // Removing the filler is "space again": more than the graph can take (8 MiB less the filler),
+  // so that a background checkpoint's new snapshot fits beside the old one and the writes.
   const fs::path filler = disk.path() / "filler";
   {
     std::ofstream out(filler, std::ios::binary);
     const std::string block(64 << 10, 'f');
-    for (int i = 0; i < 8; ++i) out.write(block.data(), static_cast<std::streamsize>(block.size()));
+    for (int i = 0; i < 72; ++i) out.write(block.data(), static_cast<std::streamsize>(block.size()));
     ASSERT_TRUE(out.good());
   }
   MemoryOptions options = durable(dir);
