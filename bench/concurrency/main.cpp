@@ -31,6 +31,7 @@
 
 #include <fmt/format.h>
 
+#include "args.hpp"
 #include "bench_support.hpp"
 #include "event_table.hpp"
 #include "latency_table.hpp"
@@ -100,12 +101,8 @@ struct Args {
 
 template <class T>
 T number(std::string_view flag, std::string_view text) {
-  T value{};
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    throw std::invalid_argument(fmt::format("{}: not a number: '{}'", flag, text));
-  }
-  return value;
+  if (const auto value = parse_number<T>(text)) return *value;
+  throw std::invalid_argument(fmt::format("{}: not a number: '{}'", flag, text));
 }
 
 Args parse(int argc, char** argv) {

@@ -29,6 +29,7 @@
 #ifdef PROPGRAPH_BENCH_WITH_POSTGRES
 #include "propgraph/postgres/postgres_graph.hpp"
 #endif
+#include "random.hpp"
 #include "run_info.hpp"
 
 namespace fs = std::filesystem;
@@ -45,20 +46,9 @@ struct Settings {
   fs::path json = fs::path(PROPGRAPH_BENCH_OUT_DIR) / "io.json";
 };
 
-/// Deterministic 64-bit generator (splitmix64).
-struct Random {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-};
-
 /// Person vertices (name, age, score) and KNOWS edges (since, weight) between random people.
 void generate(MemoryGraph& g, const Settings& s) {
-  Random random{42};
+  bench::SplitMix64 random{42};
   std::vector<ElementId> ids;
   ids.reserve(static_cast<std::size_t>(s.vertices));
   for (std::int64_t i = 0; i < s.vertices; ++i) {

@@ -56,11 +56,13 @@
 
 #include <fmt/format.h>
 
+#include "args.hpp"
 #include "gherkin.hpp"
 #include "propgraph/errors.hpp"
 #include "propgraph/fmt.hpp"
 #include "propgraph/memory/memory_graph.hpp"
 #include "propgraph/query.hpp"
+#include "random.hpp"
 #include "run_info.hpp"
 
 namespace fs = std::filesystem;
@@ -99,12 +101,8 @@ constexpr std::string_view kUsage =
 }
 
 std::uint64_t parse_number(std::string_view text, std::string_view flag) {
-  std::uint64_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size()) {
-    usage_error(fmt::format("{} expects a number, got '{}'", flag, text));
-  }
-  return value;
+  if (const auto value = bench::parse_number<std::uint64_t>(text)) return *value;
+  usage_error(fmt::format("{} expects a number, got '{}'", flag, text));
 }
 
 Settings parse_settings(int argc, char** argv) {
@@ -221,19 +219,8 @@ double micros_since(Clock::time_point start) {
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
 }
 
-/// Deterministic 64-bit generator (splitmix64).
-struct Random {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  /// Uniform in [0, n).
-  std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(next() % n); }
-  /// Uniform in [0, 1).
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+/// The bench's generator, with a skewed draw for popular persons.
+struct Random : bench::SplitMix64 {
   /// In [0, n), skewed towards 0: P(x < k) = (k / n)^(1 / power).
   std::uint32_t skewed(std::uint32_t n, int power) {
     return std::min(n - 1, static_cast<std::uint32_t>(static_cast<double>(n) * std::pow(unit(), power)));

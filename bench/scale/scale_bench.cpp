@@ -55,6 +55,7 @@
 
 #include <fmt/format.h>
 
+#include "args.hpp"
 #include "bench_support.hpp"
 #include "contender.hpp"
 #include "propgraph/generate.hpp"
@@ -124,12 +125,8 @@ constexpr std::string_view kUsage =
 }
 
 std::uint64_t parse_number(std::string_view text, std::string_view flag) {
-  std::uint64_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size()) {
-    usage_error(fmt::format("{} expects a number, got '{}'", flag, text));
-  }
-  return value;
+  if (const auto value = bench::parse_number<std::uint64_t>(text)) return *value;
+  usage_error(fmt::format("{} expects a number, got '{}'", flag, text));
 }
 
 void check_names(std::string_view flag, std::string_view list, std::initializer_list<std::string_view> known) {
