@@ -182,6 +182,30 @@ TEST_P(AsyncParity, Algorithms) {
   EXPECT_EQ(o.detect_cycles_async().get().size(), 2U);  // x->y->z->x and z->z
 }
 
+TEST_P(AsyncParity, Queries) {
+  auto o = ops();
+  const std::string text = "MATCH (p:Person) WHERE p.age >= $min RETURN p.name AS name ORDER BY name";
+  const Parameters parameters{{"min", 25}};
+  const QueryResult expected = sync().query(text, parameters);
+  ASSERT_FALSE(expected.rows.empty());
+  for (const QueryResult& got : {o.query_async(text, parameters).get(),  // the text, parsed on the fiber
+                                 o.query_async(Query::parse(text), parameters).get()}) {
+    EXPECT_EQ(got.columns, expected.columns);
+    EXPECT_EQ(got.rows, expected.rows);
+  }
+  // The text is copied before the call returns, like every string argument.
+  Future<QueryResult> pending;
+  {
+    std::string changing = "RETURN 1 AS one";
+    pending = o.query_async(changing);
+    changing.assign("RETURN 2 AS two");
+  }
+  const QueryResult one = pending.get();
+  ASSERT_EQ(one.rows.size(), 1u);
+  EXPECT_EQ(one.columns, std::vector<std::string>{"one"});
+  EXPECT_EQ(one.rows[0][0], QueryValue(std::int64_t{1}));
+}
+
 TEST_P(AsyncParity, ArgumentsAreCopiedBeforeTheCallReturns) {
   auto o = ops();
   Future<std::optional<Vertex>> pending;
@@ -219,6 +243,8 @@ TEST_P(AsyncParity, BackendErrorsComeOutOfGetUnchanged) {
     EXPECT_EQ(std::string(e.what()), sync_message);
   }
   EXPECT_THROW((void)o.create_edge_async(ElementId("nope"), people_.bob.id, "KNOWS").get(), NotFound);
+  // A query's syntax error, found on the fiber, too.
+  EXPECT_THROW((void)o.query_async("MATCH (p:Person RETURN p").get(), QueryError);
 }
 
 INSTANTIATE_TEST_SUITE_P(Everywhere, AsyncParity,

@@ -148,6 +148,13 @@ class FiberOperations {
   PROPGRAPH_GRAPH_OPERATIONS(PROPGRAPH_DETAIL_ASYNC, PROPGRAPH_DETAIL_ASYNC, PROPGRAPH_DEFAULT_ARG)
 #undef PROPGRAPH_DETAIL_ASYNC
 
+  /// query(text, parameters) on a fiber, the twin of GraphOperations' convenience: the text is
+  /// parsed there, so a syntax or semantic error arrives through the future as QueryError.
+  [[nodiscard]] Future<QueryResult> query_async(std::string_view text, const Parameters& parameters = {}) const {
+    return bound([](GraphOperations& graph, const auto&... owned) -> QueryResult { return graph.query(owned...); })(
+        text, parameters);
+  }
+
   // -- transactions ------------------------------------------------------------------------------
   /// A transaction of the wrapped graph; run its calls on fibers with as_fiber(*tx).
   [[nodiscard]] Future<std::unique_ptr<Transaction>> begin_async() const { return call<&GraphOperations::begin>(); }
