@@ -432,6 +432,13 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+/// e.what() without nlohmann's "[json.exception.<kind>.<N>] " tag.
+std::string_view message_of(const json::exception& e) {
+  std::string_view what = e.what();
+  if (const auto at = what.find("] "); at != std::string_view::npos) what.remove_prefix(at + 2);
+  return what;
+}
+
 /// "line L, column C" of byte `offset` of `text` (1-based; columns count bytes).
 std::string place(std::string_view text, std::size_t offset) {
   offset = std::min(offset, text.size());
@@ -503,14 +510,11 @@ json parse_json(std::string_view text) {
   try {
     json::sax_parse(text.begin(), text.end(), &builder);
   } catch (const json::parse_error& e) {
-    // e.what() is "[json.exception.parse_error.N] parse error at line L, column C: ...".
-    std::string_view what = e.what();
-    if (auto at = what.find("] "); at != std::string_view::npos) what.remove_prefix(at + 2);
-    throw InvalidArgument(fmt::format("invalid JSON: {}", printable(what)));
+    // "parse error at line L, column C: ...".
+    throw InvalidArgument(fmt::format("invalid JSON: {}", printable(message_of(e))));
   } catch (const json::out_of_range& e) {
-    // A number beyond double's range: "[json.exception.out_of_range.406] number overflow parsing '1e400'".
-    std::string_view what = e.what();
-    if (auto at = what.find("] "); at != std::string_view::npos) what.remove_prefix(at + 2);
+    // A number beyond double's range: "number overflow parsing '1e400'".
+    const std::string_view what = message_of(e);
     std::string literal(what.substr(std::min(what.find('\'') + 1, what.size())));
     if (!literal.empty() && literal.back() == '\'') literal.pop_back();
     throw InvalidArgument(fmt::format("invalid JSON: {} at {}", printable(what), place_of_number(text, literal)));
