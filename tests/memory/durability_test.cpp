@@ -564,6 +564,21 @@ TEST(Durability, IntervalAndNoneShowWritesBeforeTheyAreSynced) {
 
 using detail::durable::FileOp;
 
+/// Opens `dir` strictly and expects `want`; then once more with truncate_at_damage.
+void expect_reopens_as(const fs::path& dir, const std::string& want, const std::string& what) {
+  for (auto mode : {RecoveryMode::strict, RecoveryMode::truncate_at_damage}) {
+    auto copy = copy_of(dir);
+    MemoryOptions options = durable(copy->path());
+    options.recovery = mode;
+    try {
+      MemoryGraph g(options);
+      EXPECT_EQ(describe(g), want) << what;
+    } catch (const StorageError& e) {
+      ADD_FAILURE() << what << ": " << e.what();
+    }
+  }
+}
+
 TEST(DurabilityFaults, ACheckpointFailingOnAFullDiskLeavesNothingAReopenTakesForDamage) {
   TempDir dir;
   std::string expected;
@@ -591,13 +606,7 @@ TEST(DurabilityFaults, ACheckpointFailingOnAFullDiskLeavesNothingAReopenTakesFor
     }
     EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
   }
-  for (auto mode : {RecoveryMode::strict, RecoveryMode::truncate_at_damage}) {
-    auto copy = copy_of(dir.path());
-    MemoryOptions options = durable(copy->path());
-    options.recovery = mode;
-    MemoryGraph g(options);
-    EXPECT_EQ(describe(g), expected);
-  }
+  expect_reopens_as(dir.path(), expected, "after the failed checkpoints");
 }
 
 /// The log segments of `dir`, oldest first.
@@ -645,25 +654,12 @@ TEST(DurabilityFaults, LogSegmentsOfTheFormatBeforeAndTheEmptySegmentsAFailedChe
   const auto segments = log_segments(dir.path());
   ASSERT_EQ(segments.size(), 2u);
   for (const auto& segment : segments) to_version_2(segment);
-  auto opens_as = [&](const fs::path& d, const std::string& want, const char* what) {
-    for (auto mode : {RecoveryMode::strict, RecoveryMode::truncate_at_damage}) {
-      auto copy = copy_of(d);
-      MemoryOptions options = durable(copy->path());
-      options.recovery = mode;
-      try {
-        MemoryGraph g(options);
-        EXPECT_EQ(describe(g), want) << what;
-      } catch (const StorageError& e) {
-        ADD_FAILURE() << what << ": " << e.what();
-      }
-    }
-  };
-  opens_as(dir.path(), expected, "version 2");
+  expect_reopens_as(dir.path(), expected, "version 2");
   // Its tail may be torn anywhere: nothing there says what was synced.
   {
     auto torn = copy_of(dir.path());
     fs::resize_file(torn->path() / segments[1].filename(), fs::file_size(segments[1]) - 5);
-    opens_as(torn->path(), before_torn, "version 2, torn");
+    expect_reopens_as(torn->path(), before_torn, "version 2, torn");
   }
   // Between the segments, an empty one: a checkpoint of such a build failed writing its header
   // and the records went on in the first segment.
@@ -672,7 +668,7 @@ TEST(DurabilityFaults, LogSegmentsOfTheFormatBeforeAndTheEmptySegmentsAFailedChe
   const auto second = lsn_of(segments[1]);
   ASSERT_GE(second - first, 2u);
   std::ofstream(dir.path() / fmt::format("wal-{:020}.log", first + 1), std::ios::binary);
-  opens_as(dir.path(), expected, "an empty segment between");
+  expect_reopens_as(dir.path(), expected, "an empty segment between");
 }
 
 /// Opening `dir` strictly fails with a StorageError naming the file `file_name` at `offset`;
@@ -812,21 +808,6 @@ void expect_no_leftovers(const fs::path& dir, const std::string& what) {
     EXPECT_NE(entry.path().extension(), ".tmp") << what << ": " << entry.path();
     if (is_log(entry.path())) {
       EXPECT_GE(fs::file_size(entry.path()), 80u) << what << ": " << entry.path();
-    }
-  }
-}
-
-/// Opens `dir` strictly and expects `want`; then once more with truncate_at_damage.
-void expect_reopens_as(const fs::path& dir, const std::string& want, const std::string& what) {
-  for (auto mode : {RecoveryMode::strict, RecoveryMode::truncate_at_damage}) {
-    auto copy = copy_of(dir);
-    MemoryOptions options = durable(copy->path());
-    options.recovery = mode;
-    try {
-      MemoryGraph g(options);
-      EXPECT_EQ(describe(g), want) << what;
-    } catch (const StorageError& e) {
-      ADD_FAILURE() << what << ": " << e.what();
     }
   }
 }
