@@ -13,65 +13,8 @@ set -euo pipefail
 service=${1:?usage: test_faults.sh path/to/graph-service path/to/fail-threads.so}
 fail_threads=${2:?usage: test_faults.sh path/to/graph-service path/to/fail-threads.so}
 client="python3 $(dirname "$0")/hostile_client.py"
-work=$(mktemp -d "${TMPDIR:-/tmp}/graph-service-faults.XXXXXX")
-pids=()
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-failures=0
-fail() {
-  printf 'FAIL: %s\n' "$*" >&2
-  failures=$((failures + 1))
-}
-
-# start NAME [ENV=VALUE...] [--] ARGS...: starts the service (under `ulimit -n $NOFILE` when
-# NOFILE is set); sets PID, PORT and BASE.
-start() {
-  local name=$1 log
-  shift
-  log=$work/$name.log
-  (
-    [[ -n ${NOFILE-} ]] && ulimit -n "$NOFILE"
-    exec env "${ENVIRONMENT[@]}" "$service" --port 0 "$@"
-  ) >"$log" 2>&1 &
-  PID=$!
-  pids+=("$PID")
-  local deadline=$((SECONDS + 30)) line=
-  while ((SECONDS < deadline)); do
-    line=$(grep -m1 '^listening on ' "$log" 2>/dev/null || true)
-    [[ -n $line ]] && break
-    kill -0 "$PID" 2>/dev/null || break
-    sleep 0.05
-  done
-  if [[ -z $line ]]; then
-    cat "$log" >&2
-    printf 'FAIL: %s did not start\n' "$name" >&2
-    exit 1
-  fi
-  BASE=http://${line#listening on }
-  PORT=${BASE##*:}
-}
-ENVIRONMENT=()
-
-# stop PID NAME SECONDS: SIGTERM, then the exit status must be 0 within SECONDS.
-stop() {
-  local pid=$1 name=$2 limit=$3 status=0 started=$SECONDS
-  kill -TERM "$pid"
-  while kill -0 "$pid" 2>/dev/null && ((SECONDS - started < limit)); do sleep 0.05; done
-  if kill -0 "$pid" 2>/dev/null; then
-    fail "$name did not exit within $limit s of SIGTERM"
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    return
-  fi
-  wait "$pid" || status=$?
-  ((status == 0)) || fail "$name exited with status $status"
-  grep -q '^stopped$' "$work/$name.log" || fail "$name did not say it stopped"
-}
+# shellcheck source=examples/graph-service/test_lib.sh
+source "$(dirname "$0")/test_lib.sh" graph-service-faults
 
 # health: the status of GET /health within $1 seconds ("000" for no answer).
 health() { curl -s --max-time "$1" -o /dev/null -w '%{http_code}' "$BASE/health" || true; }

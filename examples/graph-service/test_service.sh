@@ -7,57 +7,8 @@
 set -euo pipefail
 
 service=${1:?usage: test_service.sh path/to/graph-service}
-work=$(mktemp -d "${TMPDIR:-/tmp}/graph-service-test.XXXXXX")
-pids=()
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-failures=0
-fail() {
-  printf 'FAIL: %s\n' "$*" >&2
-  failures=$((failures + 1))
-}
-
-# start NAME ARGS...: starts the service; sets PID and BASE (http://127.0.0.1:PORT).
-start() {
-  local name=$1 log
-  shift
-  log=$work/$name.log
-  "$service" --port 0 "$@" >"$log" 2>&1 &
-  PID=$!
-  pids+=("$PID")
-  local deadline=$((SECONDS + 30)) line=
-  while ((SECONDS < deadline)); do
-    line=$(grep -m1 '^listening on ' "$log" || true)
-    [[ -n $line ]] && break
-    kill -0 "$PID" 2>/dev/null || break
-    sleep 0.05
-  done
-  if [[ -z $line ]]; then
-    cat "$log" >&2
-    printf 'FAIL: %s did not start\n' "$name" >&2
-    exit 1
-  fi
-  BASE=http://${line#listening on }
-}
-
-# stop PID NAME: SIGTERM, then the exit status must be 0 within 30 s.
-stop() {
-  local pid=$1 name=$2 status=0 deadline=$((SECONDS + 30))
-  kill -TERM "$pid"
-  while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.05; done
-  if kill -0 "$pid" 2>/dev/null; then
-    fail "$name did not exit within 30 s of SIGTERM"
-    return
-  fi
-  wait "$pid" || status=$?
-  ((status == 0)) || fail "$name exited with status $status"
-  grep -q '^stopped$' "$work/$name.log" || fail "$name did not say it stopped"
-}
+# shellcheck source=examples/graph-service/test_lib.sh
+source "$(dirname "$0")/test_lib.sh" graph-service-test
 
 # call METHOD PATH [BODY] [curl args...]: sets STATUS and BODY.
 call() {
